@@ -1,0 +1,172 @@
+package pveapi
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func assertNoSecret(t *testing.T, what, text string, secrets ...string) {
+	t.Helper()
+	for _, s := range secrets {
+		if s != "" && strings.Contains(text, s) {
+			t.Errorf("%s leaks secret %q:\n%s", what, s, text)
+		}
+	}
+}
+
+func closedPortEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return "http://" + addr
+}
+
+// W4: secrets never appear in an error or log line, even when the server
+// echoes them back.
+func TestW4TokenSecretNeverInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
+	f := newFakePVE(t)
+	f.handle("GET /bad-token", func(w http.ResponseWriter, _ *http.Request) {
+		writeRaw(w, 401, "Authentication failed!", "")
+	})
+	f.handle("GET /echo", func(w http.ResponseWriter, r *http.Request) {
+		writePVEError(w, 500, "cannot handle header "+r.Header.Get("Authorization")+" for token "+testTokenSecret)
+	})
+	f.handle("GET /echo-old", func(w http.ResponseWriter, r *http.Request) {
+		writePVEOldError(w, 500, "bad auth "+r.Header.Get("Authorization"))
+	})
+	f.handle("POST /echo-param", func(w http.ResponseWriter, r *http.Request) {
+		writeParamError(w, map[string]string{"password": "got " + r.FormValue("password")})
+	})
+	f.handle("GET /nodes/{node}/tasks/{upid}/log", func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, []map[string]any{{"n": 1, "t": "using " + testTokenSecret}})
+	})
+	log := &capturedLog{}
+	c := f.client(func(cfg *Config) { cfg.Logger = log })
+	ctx := context.Background()
+
+	var texts []string
+	for _, path := range []string{"/bad-token", "/echo", "/echo-old"} {
+		err := c.Get(ctx, path, nil, nil)
+		if err == nil {
+			t.Fatalf("%s: want an error", path)
+		}
+		texts = append(texts, err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err))
+	}
+	err := c.Post(ctx, "/echo-param", url.Values{"password": {testTokenSecret}}, nil)
+	texts = append(texts, err.Error())
+	lines, err := c.TaskLog(ctx, "pve1", "x", 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts = append(texts, lines...)
+
+	down, err := New(Config{Endpoint: closedPortEndpoint(t), APIToken: testToken, RetryMax: -1, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = down.Version(ctx)
+	texts = append(texts, err.Error())
+
+	for _, text := range texts {
+		assertNoSecret(t, "error", text, testTokenSecret)
+	}
+	if !strings.Contains(strings.Join(texts, "\n"), "PVEAPIToken="+redactedMark) {
+		t.Error("the echoed header should show as redacted, not vanish")
+	}
+	assertNoSecret(t, "log", log.all(), testTokenSecret)
+	if !strings.Contains(log.all(), "PVE API attempt") {
+		t.Error("expected attempt log lines")
+	}
+}
+
+func TestW4PasswordAndTicketNeverInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
+	p := newTicketPVE(t)
+	seen := make(chan [2]string, 1)
+	p.handle("POST /echo", func(w http.ResponseWriter, r *http.Request) {
+		ticket, csrf := mustCookie(r), r.Header.Get(csrfHeaderName)
+		seen <- [2]string{ticket, csrf}
+		writePVEError(w, 500, fmt.Sprintf("echo Cookie: %s csrf %s ticket %s password %s",
+			r.Header.Get("Cookie"), csrf, ticket, testPassword))
+	})
+	log := &capturedLog{}
+	c := p.passwordClient(func(cfg *Config) { cfg.Logger = log })
+	ctx := context.Background()
+
+	err := c.Post(ctx, "/echo", url.Values{"cipassword": {"cloud-init-secret"}, "name": {"vm1"}}, nil)
+	if err == nil {
+		t.Fatal("want an error")
+	}
+	sent := <-seen
+	ticket, csrf := sent[0], sent[1]
+	if ticket == "" || csrf == "" {
+		t.Fatal("request carried no ticket")
+	}
+	assertNoSecret(t, "error", err.Error(), testPassword, ticket, csrf)
+
+	wrong := p.passwordClient(func(cfg *Config) { cfg.Password = "Wr0ng-Passw0rd"; cfg.Logger = log })
+	_, err = wrong.Version(ctx)
+	if err == nil {
+		t.Fatal("want a login error")
+	}
+	assertNoSecret(t, "login error", err.Error(), "Wr0ng-Passw0rd")
+
+	down, err := New(Config{Endpoint: closedPortEndpoint(t), Username: testUser, Password: testPassword, RetryMax: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = down.Version(ctx)
+	if err == nil {
+		t.Fatal("want a connection error")
+	}
+	assertNoSecret(t, "connection error", err.Error(), testPassword)
+
+	logs := log.all()
+	assertNoSecret(t, "log", logs, testPassword, "Wr0ng-Passw0rd", ticket, csrf, "cloud-init-secret")
+	if !strings.Contains(logs, "name=vm1") {
+		t.Errorf("non-secret form values should be logged:\n%s", logs)
+	}
+}
+
+func mustCookie(r *http.Request) string {
+	c, err := r.Cookie(authCookieName)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	r := &redactor{}
+	r.add("pve", "long-secret-value", "a+b/c")
+	cases := []struct{ in, want string }{
+		{"pve rejected pve", "REDACTED rejected REDACTED"},
+		{"pveproxy and spve stay", "pveproxy and spve stay"},
+		{"value long-secret-value inside xlong-secret-valuex", "value REDACTED inside xREDACTEDx"},
+		{"form a%2Bb%2Fc", "form REDACTED"},
+		{"Authorization: PVEAPIToken=root@pam!tf=abc-def", "Authorization: PVEAPIToken=REDACTED"},
+		{"Cookie: PVEAuthCookie=PVE:root@pam:1234ABCD::sig+/=; other", "Cookie: PVEAuthCookie=REDACTED; other"},
+		{"ticket PVE:root@pam:1234ABCD::c2ln==", "ticket REDACTED"},
+		{`{"CSRFPreventionToken":"1234ABCD:abc"}`, `{"CSRFPreventionToken":"REDACTED"}`},
+	}
+	for _, tc := range cases {
+		if got := r.redact(tc.in); got != tc.want {
+			t.Errorf("redact(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	masked := r.redactForm(url.Values{"password": {"x"}, "cipassword": {"y"}, "ticket": {"z"}, "name": {"vm"}})
+	if masked != "cipassword=REDACTED&name=vm&password=REDACTED&ticket=REDACTED" {
+		t.Errorf("redactForm = %q", masked)
+	}
+}

@@ -1,0 +1,14 @@
+// Package wire holds the grammar of Proxmox VE's API values and the small
+// rules around them, with no I/O: property strings, booleans, the urlencoded
+// sshkeys value, tag lists, disk sizes, drive strings (create form versus live
+// form) and the config delta (set map plus delete list).
+//
+// The API client, the provider and the simulator all speak PVE through this
+// one package, so a value the provider writes and a value the simulator
+// accepts are parsed and printed by the same code. Rules pinned here carry the
+// wire rule ids of the project's PVE notes (W6, W16, W19, W21, W25, W27, W30,
+// W43) in their documentation and tests.
+//
+// Error texts that PVE itself produces are reproduced verbatim where PVE has
+// one, so the simulator can hand them on unchanged.
+package wire

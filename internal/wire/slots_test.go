@@ -1,0 +1,84 @@
+package wire
+
+import "testing"
+
+func TestSlotIndex(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		key, prefix string
+		want        int
+		ok          bool
+	}{
+		{"scsi3", "scsi", 3, true},
+		{"scsi0", "scsi", 0, true},
+		{"net10", "net", 10, true},
+		{"ipconfig0", "ipconfig", 0, true},
+		{"scsi", "scsi", 0, false},
+		{"scsi03", "scsi", 0, false},
+		{"scsi-1", "scsi", 0, false},
+		{"scsi1a", "scsi", 0, false},
+		{"sata1", "scsi", 0, false},
+		{"scsi99999999999999999999", "scsi", 0, false},
+		{"", "", 0, false},
+		{"7", "", 7, true},
+	}
+	for _, tt := range tests {
+		got, ok := SlotIndex(tt.key, tt.prefix)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("SlotIndex(%q, %q) = %d, %v, want %d, %v", tt.key, tt.prefix, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestIsDiskSlot(t *testing.T) {
+	t.Parallel()
+	yes := []string{"ide0", "ide3", "sata0", "sata5", "scsi0", "scsi30", "virtio0", "virtio15", "efidisk0", "tpmstate0"}
+	no := []string{"ide4", "sata6", "scsi31", "virtio16", "efidisk1", "tpmstate1", "unused0", "net0", "scsi", "scsi01",
+		"cdrom", "mp0", "rootfs", ""}
+	for _, k := range yes {
+		if !IsDiskSlot(k) {
+			t.Errorf("IsDiskSlot(%q) = false", k)
+		}
+	}
+	for _, k := range no {
+		if IsDiskSlot(k) {
+			t.Errorf("IsDiskSlot(%q) = true", k)
+		}
+	}
+	if bus, index, ok := DiskSlot("virtio2"); bus != "virtio" || index != 2 || !ok {
+		t.Errorf("DiskSlot(virtio2) = %q, %d, %v", bus, index, ok)
+	}
+}
+
+// W24: detached volumes land in unusedN.
+func TestIsUnusedSlotW24(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"unused0", "unused255"} {
+		if !IsUnusedSlot(k) {
+			t.Errorf("IsUnusedSlot(%q) = false", k)
+		}
+	}
+	for _, k := range []string{"unused256", "unused", "unused01", "scsi0"} {
+		if IsUnusedSlot(k) {
+			t.Errorf("IsUnusedSlot(%q) = true", k)
+		}
+	}
+}
+
+func TestDiskSlotKeys(t *testing.T) {
+	t.Parallel()
+	keys := DiskSlotKeys()
+	if len(keys) != 4+31+16+6+1+1 {
+		t.Fatalf("len(DiskSlotKeys) = %d", len(keys))
+	}
+	if keys[0] != "ide0" || keys[4] != "scsi0" || keys[len(keys)-2] != "efidisk0" || keys[len(keys)-1] != "tpmstate0" {
+		t.Fatalf("DiskSlotKeys order = %q ... %q", keys[:5], keys[len(keys)-2:])
+	}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		if !IsDiskSlot(k) || seen[k] {
+			t.Fatalf("DiskSlotKeys has bad or repeated key %q", k)
+		}
+		seen[k] = true
+	}
+}

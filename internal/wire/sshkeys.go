@@ -1,0 +1,154 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// EncodeSSHKeys prints the qemu sshkeys value (W30): each key trimmed, blank
+// keys dropped, percent-encoded, joined by "%0A". Every byte outside
+// [A-Za-z0-9_.!~*'()-] becomes %XX (uppercase hex), so the result always
+// passes PVE's urlencoded format check. The HTTP form encoding applied later
+// encodes the "%" signs again; that is expected.
+func EncodeSSHKeys(keys []string) string {
+	var b strings.Builder
+	first := true
+	for _, key := range keys {
+		for _, line := range splitLines(key) {
+			if !first {
+				b.WriteString("%0A")
+			}
+			first = false
+			percentEncode(&b, line)
+		}
+	}
+	return b.String()
+}
+
+// DecodeSSHKeys reads a qemu sshkeys value as PVE stores it: percent-decoded,
+// split on newlines ("\r\n" tolerated), each key trimmed, blank lines dropped.
+// Like PVE's uri_unescape, "+" stays "+". A "%" not followed by two hex digits
+// is an error.
+func DecodeSSHKeys(s string) ([]string, error) {
+	decoded, err := percentDecode(s)
+	if err != nil {
+		return nil, err
+	}
+	return splitLines(decoded), nil
+}
+
+// SameSSHKeys reports whether a and b hold the same set of keys, after
+// trimming and ignoring blank entries and repeats (W30: compare the decoded
+// set, not the string).
+func SameSSHKeys(a, b []string) bool {
+	return sameSet(sshKeySet(a), sshKeySet(b))
+}
+
+// CheckURLEncoded applies PVE's urlencoded format check, with its text
+// "invalid urlencoded string: S".
+func CheckURLEncoded(s string) error {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' && !isUnreserved(s[i]) {
+			return fmt.Errorf("invalid urlencoded string: %s", s)
+		}
+	}
+	return nil
+}
+
+func sshKeySet(keys []string) map[string]bool {
+	set := make(map[string]bool, len(keys))
+	for _, key := range keys {
+		for _, line := range splitLines(key) {
+			set[line] = true
+		}
+	}
+	return set
+}
+
+func sameSet(a, b map[string]bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if !b[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// splitLines splits on "\n", trims each line (which also removes a "\r"
+// before the newline) and drops blank lines.
+func splitLines(s string) []string {
+	var lines []string
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
+
+// isUnreserved is the byte set encodeURIComponent leaves alone, which is also
+// PVE's urlencoded alphabet without "%".
+func isUnreserved(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-_.!~*'()", c) >= 0
+}
+
+func percentEncode(b *strings.Builder, s string) {
+	const hexDigits = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUnreserved(c) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hexDigits[c>>4])
+		b.WriteByte(hexDigits[c&0x0f])
+	}
+}
+
+var errBadEscape = errors.New("invalid percent escape")
+
+func percentDecode(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			out = append(out, s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("%w at offset %d", errBadEscape, i)
+		}
+		hi, okHi := unhex(s[i+1])
+		lo, okLo := unhex(s[i+2])
+		if !okHi || !okLo {
+			return "", fmt.Errorf("%w at offset %d", errBadEscape, i)
+		}
+		out = append(out, hi<<4|lo)
+		i += 2
+	}
+	return string(out), nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
