@@ -201,12 +201,12 @@ func TestPoolCalls(t *testing.T) {
 	}
 
 	// W48 membership through PUT /pools; W6 booleans as 1.
-	comment := ""
+	comment := "live"
 	err = c.UpdatePool(ctx, PoolUpdate{PoolID: "prod", Comment: &comment, VMs: []int{100, 101}, Storage: []string{"local"}, AllowMove: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := rec.get("update").Encode(); got != "allow-move=1&comment=&poolid=prod&storage=local&vms=100%2C101" {
+	if got := rec.get("update").Encode(); got != "allow-move=1&comment=live&poolid=prod&storage=local&vms=100%2C101" {
 		t.Errorf("update form = %s", got)
 	}
 	if err := c.UpdatePool(ctx, PoolUpdate{PoolID: "prod", VMs: []int{100}, Delete: true}); err != nil {
@@ -275,5 +275,19 @@ func TestStorageCalls(t *testing.T) {
 	}
 	if volumes[0].CTime != 1700000000 || volumes[1].Size != 600000000 || !bool(volumes[1].Protected) || volumes[1].Verification.State != "ok" {
 		t.Errorf("volumes = %+v", volumes)
+	}
+}
+
+// pveproxy drops "key=" pairs from a form body, so an empty value travels as
+// JSON; everything else stays a form.
+func TestEncodeBodyEmptyValueGoesAsJSON(t *testing.T) {
+	t.Parallel()
+	body, ct, err := encodeBody(url.Values{"poolid": {"prod"}, "comment": {"a b"}})
+	if err != nil || ct != "application/x-www-form-urlencoded" || string(body) != "comment=a+b&poolid=prod" {
+		t.Fatalf("form: %q %q %v", body, ct, err)
+	}
+	body, ct, err = encodeBody(url.Values{"poolid": {"prod"}, "comment": {""}})
+	if err != nil || ct != "application/json" || string(body) != `{"comment":"","poolid":"prod"}` {
+		t.Fatalf("json: %q %q %v", body, ct, err)
 	}
 }

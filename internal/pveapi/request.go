@@ -31,8 +31,13 @@ type rawResponse struct {
 func (c *Client) roundTrip(ctx context.Context, method, path string, params url.Values, creds credentials) (*rawResponse, error) {
 	target := c.apiRoot + path
 	var body []byte
+	contentType := "application/x-www-form-urlencoded"
 	if method == http.MethodPost || method == http.MethodPut {
-		body = []byte(params.Encode())
+		var err error
+		body, contentType, err = encodeBody(params)
+		if err != nil {
+			return nil, c.transportError(method, path, err)
+		}
 	} else if len(params) > 0 {
 		target += "?" + params.Encode()
 	}
@@ -48,7 +53,7 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, params url.
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 	}
 	creds.apply(req.Request, method)
 
@@ -190,4 +195,33 @@ func reasonPhrase(statusLine string, status int) string {
 		text = http.StatusText(status)
 	}
 	return text
+}
+
+// encodeBody encodes a POST or PUT body. pveproxy's form decoder drops a
+// pair with an empty value ("comment=" means "comment not given"), so a
+// request that must send an empty string, such as clearing a pool's
+// comment, goes as a JSON object, which PVE decodes without that loss.
+// Everything else stays form-encoded, as PVE's own clients send it.
+func encodeBody(params url.Values) (body []byte, contentType string, err error) {
+	needsJSON := false
+	for _, values := range params {
+		for _, v := range values {
+			if v == "" {
+				needsJSON = true
+			}
+		}
+	}
+	if !needsJSON {
+		return []byte(params.Encode()), "application/x-www-form-urlencoded", nil
+	}
+	obj := make(map[string]any, len(params))
+	for k, values := range params {
+		if len(values) == 1 {
+			obj[k] = values[0]
+		} else {
+			obj[k] = values
+		}
+	}
+	body, err = json.Marshal(obj)
+	return body, "application/json", err
 }

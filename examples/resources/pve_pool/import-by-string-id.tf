@@ -1,0 +1,4 @@
+import {
+  to = pve_pool.production
+  id = "production"
+}

@@ -1,0 +1,2 @@
+# A pool is imported by its poolid.
+terraform import pve_pool.production production

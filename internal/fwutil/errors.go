@@ -1,0 +1,54 @@
+package fwutil
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// AddAPIError turns an error from the PVE client into one diagnostic. The
+// summary says what the provider was doing, in Title Case ("Unable To Create
+// Pool"); the detail carries what PVE said, the task log tail when a task
+// failed, and what the operator can do about it.
+func AddAPIError(diags *diag.Diagnostics, summary string, err error) {
+	diags.AddError(summary, APIErrorDetail(err))
+}
+
+// AddAttributeAPIError is AddAPIError pinned to the attribute the failure is
+// about, so Terraform points at the offending line of configuration.
+func AddAttributeAPIError(diags *diag.Diagnostics, attr path.Path, summary string, err error) {
+	diags.AddAttributeError(attr, summary, APIErrorDetail(err))
+}
+
+// APIErrorDetail renders an error for a diagnostic's detail.
+func APIErrorDetail(err error) string {
+	var b strings.Builder
+	b.WriteString(err.Error())
+
+	var taskErr *pveapi.TaskError
+	if errors.As(err, &taskErr) && len(taskErr.LogTail) > 0 && !strings.Contains(err.Error(), taskErr.LogTail[len(taskErr.LogTail)-1]) {
+		b.WriteString("\n\nTask log (last lines):\n")
+		for _, line := range taskErr.LogTail {
+			b.WriteString("  ")
+			b.WriteString(line)
+			b.WriteString("\n")
+		}
+	}
+
+	if permPath, priv, ok := pveapi.IsPermission(err); ok {
+		if priv != "" && permPath != "" {
+			fmt.Fprintf(&b, "\n\nThe user or API token lacks the privilege %s on %s. Grant a role that includes %s on %s (or a parent path with propagation) and try again.", priv, permPath, priv, permPath)
+		} else {
+			b.WriteString("\n\nThe user or API token lacks a privilege for this operation; PVE's message above names it.")
+		}
+	}
+	if lock, ok := pveapi.IsLocked(err); ok {
+		fmt.Fprintf(&b, "\n\nThe guest is locked (%s) by another operation. Wait for it to finish and run the command again.", lock)
+	}
+	return b.String()
+}

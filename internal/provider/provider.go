@@ -1,0 +1,110 @@
+// Package provider is the pve provider: its schema, its configuration and the
+// list of resources and data sources it serves.
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
+	"github.com/proxops/terraform-provider-pve/internal/service/pool"
+)
+
+// RegistryAddress is where the provider is published.
+const RegistryAddress = "registry.terraform.io/proxops/pve"
+
+var _ provider.Provider = (*pveProvider)(nil)
+
+type pveProvider struct {
+	version string
+	getenv  func(string) string
+}
+
+// New returns a constructor of the provider, as providerserver expects.
+func New(version string) func() provider.Provider {
+	return NewWithEnv(version, nil)
+}
+
+// NewWithEnv is New with the environment lookup injected, so tests can give
+// each provider instance its own environment without touching the process's.
+func NewWithEnv(version string, getenv func(string) string) func() provider.Provider {
+	return func() provider.Provider {
+		return &pveProvider{version: version, getenv: getenv}
+	}
+}
+
+type providerModel struct {
+	Endpoint      types.String `tfsdk:"endpoint"`
+	APIToken      types.String `tfsdk:"api_token"`
+	Username      types.String `tfsdk:"username"`
+	Password      types.String `tfsdk:"password"`
+	CAFile        types.String `tfsdk:"ca_file"`
+	Insecure      types.Bool   `tfsdk:"insecure"`
+	TLSServerName types.String `tfsdk:"tls_server_name"`
+	VMIDRange     types.Object `tfsdk:"vmid_range"`
+}
+
+type vmidRangeModel struct {
+	Min types.Int64 `tfsdk:"min"`
+	Max types.Int64 `tfsdk:"max"`
+}
+
+func (p *pveProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = "pve"
+	resp.Version = p.version
+}
+
+func (p *pveProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	resp.Schema = providerSchema()
+}
+
+func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+
+	settings, diags := resolveSettings(ctx, model, p.lookupEnv)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	settings.client.UserAgent = "terraform-provider-pve/" + p.version + " (+https://" + RegistryAddress + ")"
+
+	client, err := pveapi.New(settings.client)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Provider Configuration", err.Error())
+		return
+	}
+
+	data := &fwutil.ProviderData{Client: client, VMIDRange: settings.vmidRange}
+	resp.ResourceData = data
+	resp.DataSourceData = data
+}
+
+func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
+	return []func() resource.Resource{
+		pool.NewPoolResource,
+	}
+}
+
+func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{
+		cluster.NewVersionDataSource,
+		cluster.NewNodesDataSource,
+	}
+}
+
+func (p *pveProvider) lookupEnv(name string) string {
+	if p.getenv != nil {
+		return p.getenv(name)
+	}
+	return osGetenv(name)
+}

@@ -1,0 +1,47 @@
+package pvesim
+
+import (
+	"net/http"
+	"strings"
+)
+
+func (s *Sim) registerAccessRoutes() {
+	// pveproxy lets these through without credentials.
+	s.handle(http.MethodPost, "/access/ticket", route{public: true, handle: s.createTicket})
+	s.handle(http.MethodGet, "/access/ticket", route{public: true, handle: func(*call) (any, error) {
+		return nil, nil
+	}})
+	s.handle(http.MethodGet, "/access/domains", route{public: true, handle: func(*call) (any, error) {
+		return []map[string]any{
+			{"realm": "pam", "type": "pam", "comment": "Linux PAM standard authentication"},
+			{"realm": "pve", "type": "pve", "comment": "Proxmox VE authentication server"},
+		}, nil
+	}})
+}
+
+// createTicket is POST /access/ticket: a login with a password, or the
+// renewal of a still valid ticket passed as the password. Every failure is
+// the same 401, so that users cannot be enumerated.
+func (s *Sim) createTicket(c *call) (any, error) {
+	user := c.str("username")
+	if realm, ok := c.param("realm"); ok {
+		user += "@" + realm
+	}
+	password := c.str("password")
+	now := s.now()
+	ok := s.auth.checkPassword(user, password)
+	if !ok {
+		if ticketUser, valid := s.auth.verifyTicket(password, now); valid && (ticketUser == user || ticketUser == "root@pam") {
+			ok = true
+		}
+	}
+	if !ok || !userIDPattern.MatchString(user) || strings.Contains(user, "!") {
+		return nil, statusError(http.StatusUnauthorized, msgLoginFailure)
+	}
+	return map[string]any{
+		"username":            user,
+		"ticket":              s.auth.makeTicket(user, now),
+		"CSRFPreventionToken": s.auth.makeCSRF(user, now),
+		"clustername":         c.cluster.Name,
+	}, nil
+}

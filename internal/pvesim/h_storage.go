@@ -1,0 +1,210 @@
+package pvesim
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+)
+
+// Storage API (pve-storage PVE/API2/Storage/{Config,Status,Content}.pm).
+
+func (s *Sim) registerStorageRoutes() {
+	audit := permission{path: "/storage/{storage}", privs: []string{"Datastore.Audit", "Datastore.AllocateSpace"}, any: true}
+	s.handle(http.MethodGet, "/storage", route{handle: listStorageConfig})
+	s.handle(http.MethodGet, "/storage/{storage}", route{
+		perm:   permission{path: "/storage/{storage}", privs: []string{"Datastore.Allocate"}},
+		handle: readStorageConfig,
+	})
+	s.handle(http.MethodGet, "/nodes/{node}/storage", route{handle: nodeStorageIndex})
+	s.handle(http.MethodGet, "/nodes/{node}/storage/{storage}", route{perm: audit, handle: func(*call) (any, error) {
+		var out []map[string]string
+		for _, d := range []string{"content", "download-url", "file-restore", "identity", "import-metadata",
+			"oci-registry-pull", "prunebackups", "rrd", "rrddata", "status", "upload"} {
+			out = append(out, map[string]string{"subdir": d})
+		}
+		return out, nil
+	}})
+	s.handle(http.MethodGet, "/nodes/{node}/storage/{storage}/status", route{perm: audit, handle: storageStatus})
+	s.handle(http.MethodGet, "/nodes/{node}/storage/{storage}/content", route{perm: audit, handle: storageContent})
+}
+
+// storageConfig is the API view of a storage.cfg entry (api_storage_config).
+func storageConfig(st *Storage) map[string]any {
+	out := map[string]any{"storage": st.ID, "type": st.Type, "content": st.contentString(), "digest": configDigest}
+	for k, v := range st.Config {
+		out[k] = v
+	}
+	if st.Shared {
+		out["shared"] = 1
+	}
+	if st.Disabled {
+		out["disable"] = 1
+	}
+	if st.Nodes != nil {
+		nodes := append([]string(nil), st.Nodes...)
+		sort.Strings(nodes)
+		out["nodes"] = strings.Join(nodes, ",")
+	}
+	return out
+}
+
+// configDigest stands in for the SHA1 of storage.cfg.
+const configDigest = "5f7c4f4c0e4a3b3d2f7e0c9a1b6d8e2f4a1c3b5d"
+
+func listStorageConfig(c *call) (any, error) {
+	out := []map[string]any{}
+	for _, st := range c.cluster.Storages {
+		if !c.can("/storage/"+st.ID, true, "Datastore.Audit", "Datastore.AllocateSpace") {
+			continue
+		}
+		if t := c.str("type"); t != "" && t != st.Type {
+			continue
+		}
+		out = append(out, storageConfig(st))
+	}
+	return out, nil
+}
+
+func readStorageConfig(c *call) (any, error) {
+	st := c.cluster.Storage(c.str("storage"))
+	if st == nil {
+		return nil, errorf("storage '%s' does not exist", c.str("storage"))
+	}
+	return storageConfig(st), nil
+}
+
+// storageInfo is storage_info for one storage on one node: a storage that
+// is disabled or not available on the node is listed inactive with zero
+// sizes.
+func storageInfo(cl *Cluster, st *Storage, node string) map[string]any {
+	enabled := !st.Disabled && st.availableOn(node)
+	var total, used int64
+	if enabled {
+		total, used = st.Capacity, cl.used(st, node)
+	}
+	return map[string]any{
+		"storage": st.ID, "type": st.Type, "content": st.contentString(),
+		"shared": boolInt(st.Shared), "enabled": boolInt(enabled), "active": boolInt(enabled),
+		"total": total, "used": used, "avail": total - used,
+	}
+}
+
+// wantsContent applies the content filter of storage_info: a storage is
+// kept if it is enabled here and offers one of the listed types.
+func wantsContent(st *Storage, node, filter string) bool {
+	if filter == "" {
+		return true
+	}
+	if st.Disabled || !st.availableOn(node) {
+		return false
+	}
+	for _, ct := range splitList(filter) {
+		if st.hasContent(ct) {
+			return true
+		}
+	}
+	return false
+}
+
+func nodeStorageIndex(c *call) (any, error) {
+	cl := c.cluster
+	node := c.str("node")
+	filter := c.str("content")
+	if sid, ok := c.param("storage"); ok {
+		if st := cl.Storage(sid); st == nil || !wantsContent(st, node, filter) {
+			return nil, paramError(map[string]string{"storage": "No such storage."})
+		}
+	}
+	target := c.str("target")
+	if target == node {
+		target = ""
+	}
+	out := []map[string]any{}
+	for _, st := range cl.Storages {
+		if !wantsContent(st, node, filter) {
+			continue
+		}
+		if !c.can("/storage/"+st.ID, true, "Datastore.Audit", "Datastore.AllocateSpace") {
+			continue
+		}
+		if sid, ok := c.param("storage"); ok && sid != st.ID {
+			continue
+		}
+		enabled := !st.Disabled && st.availableOn(node)
+		if c.boolParam("enabled") && !enabled {
+			continue
+		}
+		if target != "" && (!st.Shared || !st.availableOn(node) || !st.availableOn(target)) {
+			continue
+		}
+		e := storageInfo(cl, st, node)
+		if enabled && st.Capacity > 0 {
+			e["used_fraction"] = float64(cl.used(st, node)) / float64(st.Capacity)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+func storageStatus(c *call) (any, error) {
+	st := c.cluster.Storage(c.str("storage"))
+	if st == nil {
+		return nil, paramError(map[string]string{"storage": "No such storage."})
+	}
+	e := storageInfo(c.cluster, st, c.str("node"))
+	delete(e, "storage")
+	return e, nil
+}
+
+// usableStorage is storage_check_enabled: the storage exists, is enabled
+// and is available on the node.
+func usableStorage(cl *Cluster, id, node string) (*Storage, error) {
+	st := cl.Storage(id)
+	if st == nil {
+		return nil, errorf("storage '%s' does not exist", id)
+	}
+	if st.Disabled {
+		return nil, errorf("storage '%s' is disabled", id)
+	}
+	if !st.availableOn(node) {
+		return nil, errorf("storage '%s' is not available on node '%s'", id, node)
+	}
+	return st, nil
+}
+
+// storageContent is GET .../content: the volumes of the storage instance
+// the node sees, optionally of one content type or one owner.
+func storageContent(c *call) (any, error) {
+	node := c.str("node")
+	st, err := usableStorage(c.cluster, c.str("storage"), node)
+	if err != nil {
+		return nil, err
+	}
+	content := c.str("content")
+	vmid := c.intParam("vmid", 0)
+	out := []map[string]any{}
+	for _, v := range c.cluster.VolumesOn(st.ID, node) {
+		if content != "" && v.Content != content {
+			continue
+		}
+		if vmid != 0 && v.Owner != vmid {
+			continue
+		}
+		out = append(out, volumeEntry(v))
+	}
+	return out, nil
+}
+
+func volumeEntry(v *Volume) map[string]any {
+	e := map[string]any{
+		"volid": v.VolID, "content": v.Content, "format": v.Format,
+		"size": v.Size, "ctime": v.CTime,
+	}
+	if v.Owner != 0 {
+		e["vmid"] = v.Owner
+	}
+	if v.Content == "images" || v.Content == "rootdir" {
+		e["used"] = v.Size
+	}
+	return e
+}

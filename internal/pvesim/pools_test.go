@@ -1,0 +1,178 @@
+package pvesim
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+type poolAnswer struct {
+	PoolID  string           `json:"poolid"`
+	Comment string           `json:"comment"`
+	Members []map[string]any `json:"members"`
+}
+
+func TestPoolsCRUD(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addGuests(t, e.sim, vm(100, "pve1", "web"), vm(101, "pve2", "db"))
+
+	e.call(t, http.MethodPost, "/pools", form("poolid", "prod", "comment", "production")).wantOK(t)
+	e.call(t, http.MethodPost, "/pools", form("poolid", "prod")).
+		wantStatus(t, http.StatusInternalServerError, "create pool failed: pool 'prod' already exists")
+
+	var list []poolAnswer
+	e.call(t, http.MethodGet, "/pools", nil).decode(t, &list)
+	if len(list) != 1 || list[0].PoolID != "prod" || list[0].Comment != "production" || list[0].Members != nil {
+		t.Fatalf("list = %+v", list)
+	}
+
+	// W48: membership changes through PUT /pools.
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "vms", "100", "storage", "local", "comment", "live")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "vms", "100")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: VM 100 is already a pool member")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "storage", "local")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: Storage 'local' is already a pool member")
+
+	var one []poolAnswer
+	e.call(t, http.MethodGet, "/pools", form("poolid", "prod")).decode(t, &one)
+	if len(one) != 1 || one[0].Comment != "live" || len(one[0].Members) != 2 {
+		t.Fatalf("pool = %+v", one)
+	}
+	if m := one[0].Members[0]; m["id"] != "qemu/100" || m["name"] != "web" {
+		t.Errorf("guest member = %v", m)
+	}
+	if m := one[0].Members[1]; m["id"] != "storage/pve1/local" || m["type"] != "storage" {
+		t.Errorf("storage member = %v", m)
+	}
+	e.call(t, http.MethodGet, "/pools", form("poolid", "prod", "type", "storage")).decode(t, &one)
+	if len(one[0].Members) != 1 {
+		t.Errorf("type=storage members = %v", one[0].Members)
+	}
+	if g, _ := e.sim.Guest(100); g.Pool != "prod" {
+		t.Errorf("guest pool = %q", g.Pool)
+	}
+	if r := resourceByID(t, resources(t, e, "vm"), "qemu/100"); r["pool"] != "prod" {
+		t.Errorf("resource pool = %v", r["pool"])
+	}
+
+	e.call(t, http.MethodDelete, "/pools", form("poolid", "prod")).
+		wantStatus(t, http.StatusInternalServerError, "delete pool failed: pool 'prod' is not empty (contains VM 100)")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "vms", "100", "delete", "1")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "vms", "100", "delete", "1")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: VM 100 is not a pool member")
+	e.call(t, http.MethodDelete, "/pools", form("poolid", "prod")).
+		wantStatus(t, http.StatusInternalServerError, "delete pool failed: pool 'prod' is not empty (contains storage 'local')")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "storage", "local", "delete", "1")).wantOK(t)
+	e.call(t, http.MethodDelete, "/pools", form("poolid", "prod")).wantOK(t)
+	e.call(t, http.MethodDelete, "/pools", form("poolid", "prod")).
+		wantStatus(t, http.StatusInternalServerError, "delete pool failed: pool 'prod' does not exist")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "prod", "comment", "x")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: pool 'prod' does not exist")
+	if _, ok := e.sim.Pool("prod"); ok {
+		t.Fatal("pool still exists")
+	}
+}
+
+// W48: a guest belongs to one pool; moving it needs allow-move.
+func TestW48PoolMoveNeedsAllowMove(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a")).wantOK(t)
+	e.call(t, http.MethodPost, "/pools", form("poolid", "b")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "100")).wantOK(t)
+
+	e.call(t, http.MethodPut, "/pools", form("poolid", "b", "vms", "100")).
+		wantStatus(t, http.StatusInternalServerError,
+			"update pools failed: VM 100 belongs already to pool 'a' and 'allow-move' is not set")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "b", "vms", "100", "allow-move", "1")).wantOK(t)
+	pa, _ := e.sim.Pool("a")
+	pb, _ := e.sim.Pool("b")
+	if pa.VMs[100] || !pb.VMs[100] {
+		t.Fatalf("after move: a=%v b=%v", pa.VMs, pb.VMs)
+	}
+}
+
+// A failing update changes nothing, even the parts before the failure.
+func TestPoolUpdateIsAtomic(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a", "comment", "old")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "100,555", "comment", "new")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: VM 555 does not exist")
+	p, _ := e.sim.Pool("a")
+	if p.Comment != "old" || len(p.VMs) != 0 {
+		t.Fatalf("pool changed: %+v", p)
+	}
+}
+
+func TestDeprecatedPoolPaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	e.call(t, http.MethodPost, "/pools", form("poolid", "old")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools/old", form("vms", "100", "comment", "c")).wantOK(t)
+	var p poolAnswer
+	e.call(t, http.MethodGet, "/pools/old", nil).decode(t, &p)
+	if p.Comment != "c" || len(p.Members) != 1 || p.PoolID != "" {
+		t.Fatalf("pool = %+v", p)
+	}
+	e.call(t, http.MethodGet, "/pools/nope", nil).wantStatus(t, http.StatusInternalServerError, "pool 'nope' does not exist")
+	e.call(t, http.MethodPut, "/pools/old", form("vms", "100", "delete", "1")).wantOK(t)
+	e.call(t, http.MethodDelete, "/pools/old", nil).wantOK(t)
+}
+
+func TestNestedPools(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a/b")).
+		wantStatus(t, http.StatusInternalServerError, "create pool failed: parent 'a' does not exist")
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a")).wantOK(t)
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a/b")).wantOK(t)
+	e.call(t, http.MethodDelete, "/pools", form("poolid", "a")).
+		wantStatus(t, http.StatusInternalServerError, "delete pool failed: pool 'a' is not empty (contains pool 'a/b')")
+	a := e.call(t, http.MethodPost, "/pools", form("poolid", "a/b/c/d"))
+	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
+}
+
+// Permission checks for members run inside lock_user_config, so they come
+// back as a wrapped 500.
+func TestPoolMemberPermissionInsideLock(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a")).wantOK(t)
+	e.sim.SetPrivileges(testTokenUser, "Pool.Allocate")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "100")).
+		wantStatus(t, http.StatusInternalServerError,
+			"update pools failed: 403 Permission check failed (/vms/100, Permissions.Modify|VM.Allocate)")
+}
+
+// pveproxy's form decoder treats "comment=" as "comment not given", so a form
+// cannot clear a comment; a JSON body with an empty string can.
+func TestPoolCommentClearNeedsJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/pools", form("poolid", "prod", "comment", "old")).wantOK(t)
+
+	e.call(t, http.MethodPut, "/pools", url.Values{"poolid": {"prod"}, "comment": {""}}).wantOK(t)
+	if p, _ := e.sim.Pool("prod"); p.Comment != "old" {
+		t.Fatalf("an empty form value must be ignored, comment = %q", p.Comment)
+	}
+
+	req, err := http.NewRequestWithContext(context.Background(), http.MethodPut, e.srv.URL+apiPrefix+"/pools",
+		strings.NewReader(`{"poolid":"prod","comment":""}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	e.auth(req)
+	e.send(t, req).wantOK(t)
+	if p, _ := e.sim.Pool("prod"); p.Comment != "" {
+		t.Fatalf("JSON empty comment must clear it, comment = %q", p.Comment)
+	}
+}

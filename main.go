@@ -1,0 +1,30 @@
+// Command terraform-provider-pve is the Terraform and OpenTofu provider for
+// Proxmox VE.
+package main
+
+import (
+	"context"
+	"flag"
+	"log"
+
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+
+	"github.com/proxops/terraform-provider-pve/internal/provider"
+)
+
+// version is set at build time through -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	var debug bool
+	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
+	flag.Parse()
+
+	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
+		Address: provider.RegistryAddress,
+		Debug:   debug,
+	})
+	if err != nil {
+		log.Fatal(err.Error())
+	}
+}
