@@ -109,6 +109,7 @@ type Client struct {
 	retryMax     int
 	pollInterval time.Duration
 	now          func() time.Time
+	vmids        vmidReservations // ids handed out by AllocateVMID (vmid.go)
 }
 
 // New validates cfg and builds a Client. It does no network I/O: ticket
