@@ -50,13 +50,28 @@ func New(t *testing.T) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t)
+	return newSim(t, false)
 }
 
-func newSim(t *testing.T) *Target {
+// NewWithPassword is New with ticket authentication (username and
+// password) between the provider and the simulator instead of an API token.
+// Against a live node it is New: the environment decides.
+func NewWithPassword(t *testing.T) *Target {
+	t.Helper()
+	if IsLive() {
+		return newLive(t)
+	}
+	return newSim(t, true)
+}
+
+func newSim(t *testing.T, passwordAuth bool) *Target {
 	t.Helper()
 	token := "root@pam!acctest=" + randomHex(16)
-	sim, err := pvesim.New(pvesim.Options{Tokens: []string{token}})
+	password := randomHex(12)
+	sim, err := pvesim.New(pvesim.Options{
+		Tokens:    []string{token},
+		Passwords: []string{"root@pam=" + password},
+	})
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)
 	}
@@ -67,20 +82,25 @@ func newSim(t *testing.T) *Target {
 	}
 	t.Cleanup(func() { _ = srv.Close() })
 
+	// Checks made by the test itself always use the token.
 	client, err := pveapi.New(pveapi.Config{Endpoint: srv.URL, APIToken: token, CAFile: caFile, TaskPollInterval: pollInterval})
 	if err != nil {
 		t.Fatalf("client for simulator: %v", err)
+	}
+
+	block := fmt.Sprintf("provider \"pve\" {\n  endpoint  = %q\n  api_token = %q\n  ca_file   = %q\n}\n", srv.URL, token, caFile)
+	if passwordAuth {
+		block = fmt.Sprintf("provider \"pve\" {\n  endpoint = %q\n  username = \"root@pam\"\n  password = %q\n  ca_file  = %q\n}\n", srv.URL, password, caFile)
 	}
 
 	// The provider gets an empty environment: settings from the developer's
 	// shell must not leak into tests against the simulator.
 	noEnv := func(string) string { return "" }
 	return &Target{
-		Sim:    sim,
-		Client: client,
-		providerBlock: fmt.Sprintf("provider \"pve\" {\n  endpoint  = %q\n  api_token = %q\n  ca_file   = %q\n}\n",
-			srv.URL, token, caFile),
-		factories: factories(provider.NewWithEnv("test", noEnv)),
+		Sim:           sim,
+		Client:        client,
+		providerBlock: block,
+		factories:     factories(provider.NewWithEnv("test", noEnv)),
 	}
 }
 
