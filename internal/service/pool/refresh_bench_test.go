@@ -7,7 +7,6 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
 
-
 // A refresh of a pool is one GET and never a write.
 func TestPoolRefreshRequests(t *testing.T) {
 	t.Parallel()
