@@ -145,8 +145,11 @@ func (s *Sim) guestEntry(cl *Cluster, g *Guest) map[string]any {
 	maxMem := configInt(g.Config, "memory", 512) * mib
 	var uptime, mem int64
 	cpu := 0.0
+	if g.Type == QEMU {
+		maxMem = memoryMiB(g.Config) * mib
+	}
 	if g.Status == "running" {
-		uptime, mem, cpu = 3600, maxMem/4, 0.02
+		uptime, mem, cpu = s.guestUptime(g), maxMem/4, 0.02
 	}
 	e["name"] = name
 	e["status"] = g.Status
@@ -197,12 +200,12 @@ func configInt(cfg map[string]string, key string, def int64) int64 {
 }
 
 // rootDiskSize is the size of the guest's root disk: rootfs for
-// containers, the first non-cdrom disk for VMs.
+// containers, the first disk of the boot order for VMs (bootdisk_size).
 func rootDiskSize(cl *Cluster, g *Guest) int64 {
-	keys := []string{"rootfs"}
 	if g.Type == QEMU {
-		keys = []string{"scsi0", "virtio0", "sata0", "ide0", "nvme0"}
+		return bootDiskSize(g.Config)
 	}
+	keys := []string{"rootfs"}
 	for _, k := range keys {
 		spec, ok := g.Config[k]
 		if !ok || strings.Contains(spec, "media=cdrom") {

@@ -69,6 +69,9 @@ type Volume struct {
 	Size    int64
 	Owner   int // owning vmid, 0 if none
 	CTime   int64
+	// Base is the volid of the base volume a linked clone is backed by,
+	// empty for an independent volume.
+	Base string
 }
 
 // Guest is a VM or container. Config holds the keys of its config file, so
@@ -79,8 +82,18 @@ type Guest struct {
 	Node   string
 	Type   GuestType
 	Config map[string]string
-	Status string // running, stopped
-	Pool   string // kept in step with the pools' member lists
+	// Pending holds changes PVE could not apply yet (the [PENDING] section
+	// of the config file); its "delete" key lists pending deletions, a
+	// forced one prefixed with "!".
+	Pending map[string]string
+	Status  string // running, stopped
+	// Paused is a running guest whose CPUs are stopped (qmpstatus paused,
+	// W18).
+	Paused bool
+	// Started is when the guest was last started, for its uptime; zero for
+	// a guest added as running.
+	Started time.Time
+	Pool    string // kept in step with the pools' member lists
 }
 
 // Pool is a resource pool of user.cfg.
@@ -143,9 +156,17 @@ func configPath(node string, typ GuestType, vmid int) string {
 
 func (g *Guest) clone() Guest {
 	out := *g
-	out.Config = make(map[string]string, len(g.Config))
-	for k, v := range g.Config {
-		out.Config[k] = v
+	out.Config = copyMap(g.Config)
+	if g.Pending != nil {
+		out.Pending = copyMap(g.Pending)
+	}
+	return out
+}
+
+func copyMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = v
 	}
 	return out
 }

@@ -202,7 +202,7 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 		return errorReply(asAPIError(paramError(errs)))
 	}
 
-	c := &call{sim: s, user: user, params: flat}
+	c := &call{sim: s, user: user, method: m, params: flat}
 	s.mu.Lock()
 	s.settleTasksLocked()
 	c.cluster = s.cluster

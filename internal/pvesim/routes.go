@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 )
 
 // handlerFunc answers one API call. It runs with the model locked and
@@ -35,7 +37,10 @@ type call struct {
 	sim     *Sim
 	cluster *Cluster
 	user    identity
-	params  map[string]string
+	// method is the schema entry of the request, for parsing its
+	// property-string parameters.
+	method *schema.Method
+	params map[string]string
 	// total is the "total" result attribute some list methods return.
 	total *int
 }
@@ -109,6 +114,7 @@ func (s *Sim) registerRoutes() {
 	s.registerPoolRoutes()
 	s.registerStorageRoutes()
 	s.registerTaskRoutes()
+	s.registerQemuRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -23,6 +23,9 @@ type Sim struct {
 	mu      sync.Mutex
 	cluster *Cluster
 	pidNext int
+	// ids draws the identities PVE makes up (MAC addresses, UUIDs); it is
+	// seeded so a run is reproducible, and guarded by mu.
+	ids *mathrand.Rand
 
 	routes map[string]*route // "METHOD /path/{template}"
 
@@ -61,6 +64,7 @@ func New(opts Options) (*Sim, error) {
 		privileges: map[string]map[string]bool{},
 		// A seeded source makes fault rates reproducible.
 		rng: mathrand.New(mathrand.NewSource(opts.Seed)),
+		ids: mathrand.New(mathrand.NewSource(opts.Seed ^ 0x5eed)),
 	}
 	if err := s.auth.init(opts); err != nil {
 		return nil, err

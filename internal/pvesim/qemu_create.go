@@ -1,0 +1,226 @@
+package pvesim
+
+import (
+	"encoding/base64"
+	"encoding/binary"
+	"regexp"
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// createControlParams are create_vm's parameters that are not config keys.
+var createControlParams = map[string]bool{
+	"node": true, "vmid": true, "archive": true, "storage": true, "force": true, "unique": true,
+	"live-restore": true, "pool": true, "bwlimit": true, "start": true, "ha-managed": true,
+	"import-working-storage": true,
+}
+
+// configParams returns the request's config keys (without the method's
+// control parameters), with qemu's "cdrom" alias resolved to ide2.
+func configParams(c *call, control map[string]bool) map[string]string {
+	out := map[string]string{}
+	for k, v := range c.params {
+		if !control[k] {
+			out[k] = v
+		}
+	}
+	if v, ok := out["cdrom"]; ok {
+		if !strings.Contains(v, "media=") {
+			v += ",media=cdrom"
+		}
+		out["ide2"] = v
+		delete(out, "cdrom")
+	}
+	return out
+}
+
+// createQemu is create_vm without restore. Parameter, permission and
+// storage checks answer synchronously; the vmid is reserved with "lock:
+// create" (W10, W11: nameless while the task runs); the disks are made in
+// the qmcreate task, which removes the guest again when it fails.
+func (s *Sim) createQemu(c *call) (any, error) {
+	cl := c.cluster
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	if _, ok := c.param("archive"); ok {
+		return nil, errorf("restoring a backup ('archive') is not supported by the simulator")
+	}
+	pool, storage, start := c.str("pool"), c.str("storage"), c.boolParam("start")
+	if pool != "" && cl.Pools[pool] == nil {
+		return nil, permError("pool '" + pool + "' does not exist")
+	}
+	if storage != "" {
+		if err := c.check("/storage/"+storage, false, "Datastore.AllocateSpace"); err != nil {
+			return nil, err
+		}
+	}
+	if start {
+		if err := c.checkVMPerm(vmid, pool, "VM.PowerMgmt"); err != nil {
+			return nil, err
+		}
+	}
+	if !c.can("/vms/"+itoa(vmid), false, "VM.Allocate") && (pool == "" || !c.can("/pool/"+pool, false, "VM.Allocate")) {
+		return nil, permError("")
+	}
+	params := configParams(c, createControlParams)
+	if err := checkSSHKeys(params); err != nil {
+		return nil, err
+	}
+	if err := checkStorageAccess(c, params, storage); err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(params) {
+		if err := checkModifyPerm(c, vmid, k); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkDriveParams(c, params); err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(params) {
+		if strings.HasPrefix(k, "net") && !isDriveKey(k) {
+			v, err := s.normalizeNet(k, params[k])
+			if err != nil {
+				return nil, err
+			}
+			params[k] = v
+		}
+	}
+	if old := cl.Guests[vmid]; old != nil {
+		return nil, errorf("unable to create VM %d - %s %d already exists on node '%s'", vmid, old.kind(), vmid, old.Node)
+	}
+	if err := cl.AddGuest(&Guest{VMID: vmid, Node: node, Type: QEMU, Config: map[string]string{"lock": "create"}}); err != nil {
+		return nil, err
+	}
+	t := s.startTask(node, "qmcreate", itoa(vmid), c.user, func(t *Task) error {
+		return s.finishCreate(cl, t, node, vmid, params, storage, pool, start)
+	})
+	return t.UPID, nil
+}
+
+// checkVMPerm is check_vm_perm: the privilege on the VM or on its pool.
+func (c *call) checkVMPerm(vmid int, pool string, privs ...string) error {
+	if c.can("/vms/"+itoa(vmid), false, privs...) || (pool != "" && c.can("/pool/"+pool, false, privs...)) {
+		return nil
+	}
+	return permError("/vms/" + itoa(vmid) + ", " + strings.Join(privs, "|"))
+}
+
+// checkSSHKeys is the create and update handlers' validate_ssh_public_keys
+// on the decoded sshkeys value (W30): every line must be a public key.
+func checkSSHKeys(params map[string]string) error {
+	v, ok := params["sshkeys"]
+	if !ok {
+		return nil
+	}
+	keys, err := wire.DecodeSSHKeys(v)
+	if err != nil {
+		return errorf("invalid urlencoded string: %s", v)
+	}
+	for _, k := range keys {
+		if !validPublicKey(k) {
+			return errorf("SSH public key validation error")
+		}
+	}
+	return nil
+}
+
+// sshKeyLine is an authorized_keys line: optional options, a key type and
+// the base64 key blob.
+var sshKeyLine = regexp.MustCompile(`(?:^|\s)((?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp(?:256|384|521)|` +
+	`sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com))\s+([A-Za-z0-9+/]+={0,2})(?:\s|$)`)
+
+// validPublicKey checks what ssh-keygen -l would: the blob decodes and
+// starts with its own key type; an ed25519 key has its fixed length.
+func validPublicKey(line string) bool {
+	m := sshKeyLine.FindStringSubmatch(line)
+	if m == nil {
+		return false
+	}
+	blob, err := base64.StdEncoding.DecodeString(m[2])
+	if err != nil || len(blob) < 4 {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(blob))
+	if len(blob) < 4+n || string(blob[4:4+n]) != m[1] {
+		return false
+	}
+	const ed25519Blob = 4 + len("ssh-ed25519") + 4 + 32
+	return m[1] != "ssh-ed25519" || len(blob) == ed25519Blob
+}
+
+// finishCreate is the qmcreate worker: allocate the disks, complete the
+// config PVE's way (meta, boot order, smbios1 uuid, vmgenid, tags), join
+// the pool and start the guest if asked.
+func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params map[string]string,
+	storage, pool string, start bool,
+) error {
+	fail := func(err error) error {
+		if g := cl.Guests[vmid]; g != nil && g.Node == node && g.Lock() == "create" {
+			cl.RemoveGuest(vmid)
+		}
+		return errorf("unable to create VM %d - %s", vmid, strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	g := cl.Guests[vmid]
+	if g == nil || g.Node != node || g.Lock() != "create" {
+		return fail(errorf("Configuration file '%s' does not exist", configPath(node, QEMU, vmid)))
+	}
+	conf := copyMap(params)
+	conf["meta"] = "creation-qemu=" + qemuVersion + ",ctime=" + itoa(int(s.now().Unix()))
+	job := &diskJob{s: s, cl: cl, g: &Guest{VMID: vmid, Node: node, Type: QEMU, Config: conf}, node: node,
+		defStore: storage, log: t.Log}
+	created, err := job.createDisks(params)
+	if err != nil {
+		return fail(err)
+	}
+	for k, v := range created {
+		conf[k] = v
+	}
+	if _, ok := conf["boot"]; !ok {
+		conf["boot"] = printBootOrder(defaultBootDevices(conf))
+	}
+	if _, ok := conf["smbios1"]; !ok {
+		conf["smbios1"] = "uuid=" + s.newUUID()
+	}
+	if v, ok := conf["vmgenid"]; !ok || v == "1" {
+		conf["vmgenid"] = s.newUUID()
+	}
+	if windowsGuest(conf) {
+		conf["machine"] = pinMachine(conf["machine"])
+	}
+	if tags, ok := conf["tags"]; ok {
+		list, _ := wire.ParseTags(tags)
+		conf["tags"] = wire.FormatTags(list)
+	}
+	if d, ok := conf["description"]; ok {
+		conf["description"] = strings.TrimRight(d, " \t\r\n")
+	}
+	g.Config = conf
+	writeConfig(g)
+	if pool != "" && cl.Pools[pool] != nil {
+		cl.addPoolMember(pool, vmid)
+	}
+	if start {
+		t.Log("Execute autostart")
+		if err := s.vmStart(cl, g, t, false); err != nil {
+			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+	}
+	return nil
+}
+
+// pinMachine is check_and_pin_machine_string for Windows guests: an
+// unversioned machine type gets the current version.
+func pinMachine(machine string) string {
+	typ, rest, _ := strings.Cut(machine, ",")
+	if rest != "" {
+		rest = "," + rest
+	}
+	switch typ {
+	case "", "pc", "i440fx":
+		return "pc-i440fx-10.1" + rest
+	case "q35":
+		return "pc-q35-10.1" + rest
+	}
+	return machine
+}

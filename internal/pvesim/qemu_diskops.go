@@ -1,0 +1,206 @@
+package pvesim
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Disk operations on an existing guest: resize (W22) and move_disk (W23).
+
+// resizeSize is resize_vm's "[+]NUMBER[KMGT]".
+var resizeSize = regexp.MustCompile(`^(\+)?(\d+(?:\.\d+)?)([KMGT])?$`)
+
+func (s *Sim) resizeQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	disk, sizeStr, digest, skiplock := c.str("disk"), c.str("size"), c.str("digest"), c.boolParam("skiplock")
+	cl := c.cluster
+	canAllocate := func(storeID string) error {
+		return c.check("/storage/"+storeID, false, "Datastore.AllocateSpace")
+	}
+	// Since PVE 8.0 every check of resize runs in the task.
+	t := s.startTask(node, "resize", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if digest != "" && digest != guestDigest(g) {
+			return errorf("checksum mismatch (file change by other user?)")
+		}
+		if !skiplock {
+			if err := g.CheckLock(); err != nil {
+				return err
+			}
+		}
+		value, ok := g.Config[disk]
+		if !ok {
+			return errorf("disk '%s' does not exist", disk)
+		}
+		d, _ := parseDrive(disk, value)
+		st, _, err := parseVolume(cl, d.file())
+		if err != nil {
+			return err
+		}
+		if d.isCDROM() {
+			return errorf("you can't resize a cdrom")
+		}
+		if err := canAllocate(st.ID); err != nil {
+			return err
+		}
+		v := cl.Volume(g.Node, d.file())
+		if v == nil {
+			return errorf("Could not determine current size of volume '%s'", d.file())
+		}
+		newSize := parseResize(sizeStr, v.Size)
+		if newSize < v.Size {
+			return errorf("shrinking disks is not supported") // W22
+		}
+		if newSize == v.Size {
+			return nil
+		}
+		allocated := newSize
+		if st.Type == "lvm" || st.Type == "lvmthin" {
+			allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent
+		}
+		if free := st.Capacity - cl.used(st, g.Node) + v.Size; allocated > free {
+			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
+				st.ID, g.Node, allocated, free)
+		}
+		t.Log("resize disk %s to %d bytes", disk, newSize)
+		v.Size = allocated
+		d["size"] = strconv.FormatInt(newSize, 10)
+		g.Config[disk] = d.print()
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// parseResize computes resize_vm's new size in bytes: "+" grows relative to
+// the current size; PVE truncates to whole bytes.
+func parseResize(spec string, current int64) int64 {
+	m := resizeSize.FindStringSubmatch(spec)
+	if m == nil {
+		return current
+	}
+	n, _ := strconv.ParseFloat(m[2], 64)
+	switch m[3] {
+	case "K":
+		n *= float64(kib)
+	case "M":
+		n *= float64(mib)
+	case "G":
+		n *= float64(gib)
+	case "T":
+		n *= float64(tib)
+	}
+	if m[1] == "+" {
+		n += float64(current)
+	}
+	return int64(n)
+}
+
+// moveQemuDisk is move_vm_disk to another storage. Reassigning a disk to
+// another guest (target-vmid) is not modelled.
+func (s *Sim) moveQemuDisk(c *call) (any, error) {
+	_, hasTarget := c.param("target-vmid")
+	storage := c.str("storage")
+	switch {
+	case hasTarget && storage != "":
+		msg := "either set 'storage' or 'target-vmid', but not both"
+		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
+	case hasTarget:
+		return nil, errorf("reassigning a disk to another VM ('target-vmid') is not supported by the simulator")
+	case storage == "":
+		msg := "both 'storage' and 'target-vmid' missing, either needs to be set"
+		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
+	}
+	if err := c.check("/storage/"+storage, false, "Datastore.AllocateSpace"); err != nil {
+		return nil, err
+	}
+	node, vmid, disk := c.str("node"), c.intParam("vmid", 0), c.str("disk")
+	format, digest, remove := c.str("format"), c.str("digest"), c.boolParam("delete")
+	cl := c.cluster
+	check := func(g *Guest) (drive, error) {
+		if err := g.CheckLock(); err != nil {
+			return nil, err
+		}
+		if digest != "" && digest != guestDigest(g) {
+			return nil, errorf("detected modified configuration - file changed by other user? Try again.")
+		}
+		value, ok := g.Config[disk]
+		if !ok {
+			return nil, errorf("disk '%s' does not exist", disk)
+		}
+		d, _ := parseDrive(disk, value)
+		if d.file() == "" {
+			return nil, errorf("disk '%s' has no associated volume", disk)
+		}
+		if d.isCDROMNotCloudInit() || d.isCDROM() {
+			return nil, errorf("you can't move a cdrom")
+		}
+		oldStore, info, err := parseVolume(cl, d.file())
+		if err != nil {
+			return nil, err
+		}
+		if oldStore.ID == storage && (format == "" || info.format == "" || info.format == format) {
+			return nil, errorf("you can't move to the same storage with same format")
+		}
+		st, err := usableStorage(cl, storage, node)
+		if err != nil {
+			return nil, err
+		}
+		if !st.hasContent("images") {
+			return nil, paramError(map[string]string{"storage": "storage '" + storage + "' does not support vm images"})
+		}
+		return d, nil
+	}
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := check(g); err != nil {
+		return nil, err
+	}
+	t := s.startTask(node, "qmmove", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		d, err := check(g)
+		if err != nil {
+			return err
+		}
+		old := d.file()
+		t.Log("copying volume '%s' from current storage '%s' to target storage '%s'",
+			old, strings.SplitN(old, ":", 2)[0], storage)
+		nd, v, err := s.cloneDisk(cl, g, vmid, disk, d, true, storage, format)
+		if err != nil {
+			return errorf("storage migration failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		if g.IsTemplate() {
+			base, err := createBase(cl, g.Node, v.VolID)
+			if err == nil {
+				nd["file"] = base
+			}
+		}
+		g.Config[disk] = nd.print()
+		if remove {
+			t.Log("removing source volume '%s' after successful copy", old)
+			if err := freeVolume(cl, g.Node, old); err != nil {
+				t.Warn("%s", asAPIError(err).Error())
+			}
+		} else {
+			key, err := addUnused(g.Config, old)
+			if err != nil {
+				return err
+			}
+			t.Log("adding source volume '%s' as '%s' to config", old, key)
+		}
+		writeConfig(g)
+		return nil
+	})
+	return t.UPID, nil
+}

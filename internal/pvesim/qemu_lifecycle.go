@@ -1,0 +1,456 @@
+package pvesim
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// Destroy, template and migrate (Qemu.pm destroy_vm, template,
+// migrate_vm; QemuMigrate.pm).
+
+func (s *Sim) destroyQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := destroyEarlyChecks(g); err != nil {
+		return nil, err
+	}
+	node, vmid := g.Node, g.VMID
+	skiplock, unreferenced := c.boolParam("skiplock"), c.boolParam("destroy-unreferenced-disks")
+	purge := c.boolParam("purge")
+	cl := c.cluster
+	t := s.startTask(node, "qmdestroy", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if err := destroyEarlyChecks(g); err != nil {
+			return err
+		}
+		if err := destroyVM(cl, g, skiplock, unreferenced, t); err != nil {
+			return err
+		}
+		if purge {
+			t.Log("purging VM %d from related configurations..", vmid)
+		}
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// destroyEarlyChecks are destroy_vm's checks before and again inside the
+// task.
+func destroyEarlyChecks(g *Guest) error {
+	if g.Config["protection"] == "1" {
+		return errorf("can't remove VM %d - protection mode enabled", g.VMID)
+	}
+	if g.Status == "running" {
+		return errorf("VM %d is running - destroy failed", g.VMID)
+	}
+	return nil
+}
+
+// destroyVM is QemuServer::destroy_vm plus remove_vm_access: the guest's
+// own volumes referenced by its config (disks, unusedN, cloud-init, EFI and
+// TPM state, vmstate, pending drives) are freed, with
+// destroy-unreferenced-disks every image it owns; the guest leaves its pool
+// (remove_vm_access does that whether or not purge is set) and its config
+// is gone.
+func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) error {
+	if !skiplock && g.Lock() != "suspended" {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	if g.IsTemplate() {
+		for _, key := range volumeKeys(g.Config) {
+			d, ok := parseDrive(key, g.Config[key])
+			if !ok || d.isCDROM() {
+				continue
+			}
+			if v := cl.Volume(g.Node, d.file()); v != nil && linkedCloneOf(cl, v) != "" {
+				return errorf("base volume '%s' is still in use by linked cloned", d.file())
+			}
+		}
+	}
+	for _, cfg := range []map[string]string{g.Config, g.Pending} {
+		for _, key := range volumeKeys(cfg) {
+			d, ok := parseDrive(key, cfg[key])
+			if key == "vmstate" {
+				d, ok = drive{"file": cfg[key]}, true
+			}
+			if !ok || d.isCDROMNotCloudInit() || !ownsVolume(cl, g, d.file()) {
+				continue
+			}
+			if cl.Volume(g.Node, d.file()) == nil {
+				continue
+			}
+			if err := freeVolume(cl, g.Node, d.file()); err != nil {
+				t.Warn("Could not remove disk '%s', check manually: %s", d.file(), asAPIError(err).Error())
+			}
+		}
+	}
+	if unreferenced {
+		for _, v := range ownedVolumes(cl, g.Node, g.VMID) {
+			if err := freeVolume(cl, v.Node, v.VolID); err != nil {
+				t.Warn("%s", asAPIError(err).Error())
+			}
+		}
+	}
+	if pool := cl.PoolOf(g.VMID); pool != "" {
+		cl.removePoolMember(pool, g.VMID)
+	}
+	cl.RemoveGuest(g.VMID)
+	return nil
+}
+
+// volumeKeys lists the config keys that may hold a volume: drives, unusedN
+// and vmstate.
+func volumeKeys(cfg map[string]string) []string {
+	var out []string
+	for _, k := range sortedKeys(cfg) {
+		if isDriveKey(k) || wire.IsUnusedSlot(k) || k == "vmstate" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func (s *Sim) templateQemu(c *call) (any, error) {
+	disk := c.str("disk")
+	check := func(g *Guest) error {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+		if g.IsTemplate() && disk == "" {
+			return errorf("you can't convert a template to a template")
+		}
+		if g.Status == "running" {
+			return errorf("you can't convert a VM to template if VM is running")
+		}
+		return nil
+	}
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := check(g); err != nil {
+		return nil, err
+	}
+	node, vmid := g.Node, g.VMID
+	cl := c.cluster
+	t := s.startTask(node, "qmtemplate", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if err := check(g); err != nil {
+			return err
+		}
+		g.Config["template"] = "1"
+		return templateCreate(cl, g, disk)
+	})
+	return t.UPID, nil
+}
+
+// templateCreate is template_create: every disk (not CD-ROMs, so not the
+// cloud-init drive) on a storage with the template feature becomes a base
+// volume, "vm-ID-disk-N" renamed to "base-ID-disk-N".
+func templateCreate(cl *Cluster, g *Guest, only string) error {
+	for _, key := range guestDrives(g.Config) {
+		if only != "" && key != only {
+			continue
+		}
+		d, ok := parseDrive(key, g.Config[key])
+		if !ok || d.isCDROM() || !strings.Contains(d.file(), ":") {
+			continue
+		}
+		st := cl.Storage(strings.SplitN(d.file(), ":", 2)[0])
+		if st == nil || st.Type == "lvm" {
+			continue // no template feature
+		}
+		base, err := createBase(cl, g.Node, d.file())
+		if err != nil {
+			return err
+		}
+		d["file"] = base
+		g.Config[key] = d.print()
+	}
+	return nil
+}
+
+func (s *Sim) migrateQemu(c *call) (any, error) {
+	cl := c.cluster
+	node, target := c.str("node"), c.str("target")
+	if target == node {
+		return nil, paramError(map[string]string{"target": "target is local node."})
+	}
+	if cl.Node(target) == nil {
+		return nil, errorf("no such cluster node '%s'", target)
+	}
+	if err := rootOnly(c, "force", "migration_type", "migration_network"); err != nil {
+		return nil, err
+	}
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.CheckLock(); err != nil {
+		return nil, err
+	}
+	running := g.Status == "running"
+	if running && !c.boolParam("online") {
+		return nil, errorf("can't migrate running VM without --online")
+	}
+	if _, ok := c.param("targetstorage"); ok {
+		return nil, errorf("storage mapping ('targetstorage') is not supported by the simulator")
+	}
+	if err := checkStorageAvailability(cl, g, target); err != nil {
+		return nil, err
+	}
+	withLocal := c.boolParam("with-local-disks")
+	vmid := g.VMID
+	// phase1 sets the lock before it scans and copies the volumes.
+	g.Config["lock"] = "migrate"
+	t := s.startTask(node, "qmigrate", itoa(vmid), c.user, func(t *Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Node != node {
+			return errorf("migration aborted")
+		}
+		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
+		local, problems := scanLocalVolumes(cl, g, running, withLocal, target)
+		if len(problems) > 0 {
+			for _, p := range problems {
+				t.Log("WARN: %s", p)
+			}
+			cl.UnlockGuest(vmid, "migrate")
+			t.Log("ERROR: Problem found while scanning volumes - can't migrate VM - check log")
+			t.Log("ERROR: migration aborted (duration 00:00:00): Problem found while scanning volumes - can't migrate VM - check log")
+			return errorf("migration aborted")
+		}
+		moveVolumes(cl, g, local, target, t)
+		g.Node = target
+		cl.UnlockGuest(vmid, "migrate")
+		t.Log("migration finished successfully (duration 00:00:01)")
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// checkStorageAvailability is check_storage_availability: every storage a
+// drive uses must be usable on the source and the target and offer the
+// volume's content there.
+func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
+	for _, key := range guestDrives(g.Config) {
+		d, ok := parseDrive(key, g.Config[key])
+		if !ok || !strings.Contains(d.file(), ":") {
+			continue
+		}
+		st, info, err := parseVolume(cl, d.file())
+		if err != nil {
+			return err
+		}
+		if _, err := usableStorage(cl, st.ID, g.Node); err != nil {
+			return err
+		}
+		if _, err := usableStorage(cl, st.ID, target); err != nil {
+			return err
+		}
+		if !st.hasContent(info.vtype) {
+			return errorf("%s: content type '%s' is not available on storage '%s'", d.file(), info.vtype, st.ID)
+		}
+	}
+	return nil
+}
+
+// scanLocalVolumes is scan_local_volumes: the volumes on node-local storage
+// that move with the guest, and the reasons a volume cannot move.
+func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string) ([]string, []string) {
+	attached := map[string]bool{}
+	cdrom := map[string]bool{}
+	seen := map[string]bool{}
+	var order []string
+	note := func(key, file string, isCDROM bool) {
+		if !seen[file] {
+			seen[file] = true
+			order = append(order, file)
+			cdrom[file] = true
+		}
+		if !isCDROM {
+			cdrom[file] = false
+		}
+		if isDriveKey(key) {
+			attached[file] = true
+		}
+	}
+	for _, cfg := range []map[string]string{g.Config, g.Pending} {
+		for _, key := range volumeKeys(cfg) {
+			if key == "vmstate" {
+				note(key, cfg[key], false)
+				continue
+			}
+			if d, ok := parseDrive(key, cfg[key]); ok {
+				note(key, d.file(), d.isCDROM())
+			}
+		}
+	}
+	var local, problems []string
+	fail := func(volid, msg string) { problems = append(problems, "can't migrate local disk '"+volid+"': "+msg) }
+	for _, volid := range order {
+		switch {
+		case volid == "none":
+			continue
+		case volid == "cdrom":
+			problems = append(problems, "can't migrate local cdrom drive")
+			continue
+		case strings.HasPrefix(volid, "/"):
+			fail(volid, "local file/device")
+			continue
+		}
+		st, info, err := parseVolume(cl, volid)
+		if err != nil {
+			fail(volid, asAPIError(err).Error())
+			continue
+		}
+		if st.Shared {
+			continue
+		}
+		if cdrom[volid] {
+			if cloudInitFile.MatchString(volid) {
+				local = append(local, volid)
+			} else {
+				fail(volid, "local cdrom image")
+			}
+			continue
+		}
+		v := cl.Volume(g.Node, volid)
+		switch {
+		case info.owner != g.VMID:
+			fail(volid, "owned by other VM (owner = VM "+itoa(info.owner)+")")
+		case v != nil && linkedCloneOf(cl, v) != "":
+			fail(volid, "referenced by linked clone(s)")
+		case attached[volid] && running && !withLocal:
+			fail(volid, "can't live migrate attached local disks without with-local-disks option")
+		case info.base != "":
+			fail(volid, "can't migrate '"+volid+"' as it's a clone of '"+info.base+"'")
+		default:
+			local = append(local, volid)
+		}
+	}
+	return local, problems
+}
+
+// moveVolumes is storage_migrate for each local volume: the volume moves
+// to the target node's instance of its storage, under the same volid
+// unless that name is taken there.
+func moveVolumes(cl *Cluster, g *Guest, volids []string, target string, t *Task) {
+	renamed := map[string]string{}
+	for _, volid := range volids {
+		v := cl.Volume(g.Node, volid)
+		if v == nil {
+			continue
+		}
+		moved := *v
+		// storage_migrate copies the data: on the target it is a full volume.
+		moved.Node, moved.Base = target, ""
+		if cl.Volume(target, volid) != nil {
+			st := cl.Storage(v.Storage)
+			name := nextDiskName(cl, st, target, g.VMID, v.Format)
+			if st.fileStorage() {
+				name = itoa(g.VMID) + "/" + name
+			}
+			moved.VolID = st.ID + ":" + name
+			renamed[volid] = moved.VolID
+		}
+		cl.RemoveVolume(g.Node, volid)
+		_ = cl.AddVolume(&moved)
+		t.Log("volume '%s' is '%s' on the target", volid, moved.VolID)
+	}
+	for _, cfg := range []map[string]string{g.Config, g.Pending} {
+		for _, key := range volumeKeys(cfg) {
+			if d, ok := parseDrive(key, cfg[key]); ok {
+				if nv, ok := renamed[d.file()]; ok {
+					d["file"] = nv
+					cfg[key] = d.print()
+				}
+			} else if nv, ok := renamed[cfg[key]]; ok {
+				cfg[key] = nv
+			}
+		}
+	}
+}
+
+// migratePrecondition is migrate_vm_precondition: where the VM may go and
+// which of its disks are local.
+func migratePrecondition(c *call) (any, error) {
+	cl := c.cluster
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.CheckLock(); err != nil {
+		return nil, err
+	}
+	allowed := []string{}
+	notAllowed := map[string]any{}
+	for _, n := range cl.Nodes {
+		if n.Name == g.Node {
+			continue
+		}
+		var missing []string
+		for _, key := range guestDrives(g.Config) {
+			d, ok := parseDrive(key, g.Config[key])
+			sid, _, found := strings.Cut(d.file(), ":")
+			if !ok || !found {
+				continue
+			}
+			// Only storages restricted to some nodes, or disabled, count
+			// here (check_local_storage_availability).
+			if st := cl.Storage(sid); st != nil && (st.Disabled || st.Nodes != nil && !st.availableOn(n.Name)) &&
+				!containsString(missing, sid) {
+				missing = append(missing, sid)
+			}
+		}
+		if len(missing) > 0 {
+			sort.Strings(missing)
+			notAllowed[n.Name] = map[string]any{"unavailable_storages": missing}
+			continue
+		}
+		allowed = append(allowed, n.Name)
+	}
+	disks := []map[string]any{}
+	for _, key := range volumeKeys(g.Config) {
+		file := g.Config[key]
+		isCDROM := false
+		if d, ok := parseDrive(key, file); ok {
+			file, isCDROM = d.file(), d.isCDROM()
+		}
+		if file == "none" || file == "cdrom" && isCDROM {
+			continue
+		}
+		entry := map[string]any{"volid": file, "cdrom": boolInt(isCDROM), "is_unused": boolInt(wire.IsUnusedSlot(key))}
+		if st, _, err := parseVolume(cl, file); err == nil {
+			if st.Shared {
+				continue
+			}
+			if v := cl.Volume(g.Node, file); v != nil {
+				entry["size"] = v.Size
+			}
+		}
+		if isDriveKey(key) {
+			entry["drivename"] = key
+		}
+		disks = append(disks, entry)
+	}
+	return map[string]any{
+		"running": boolInt(g.Status == "running"), "allowed_nodes": allowed, "not_allowed_nodes": notAllowed,
+		"local_disks": disks, "local_resources": []string{}, "mapped-resources": []string{},
+		"mapped-resource-info": map[string]any{}, "has-dbus-vmstate": 1,
+	}, nil
+}

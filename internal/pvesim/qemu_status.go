@@ -1,0 +1,486 @@
+package pvesim
+
+import (
+	"sort"
+	"strings"
+	"time"
+)
+
+// Guest status and power: vmstatus, status/current and the status/* power
+// actions. Which checks are synchronous and which fail the task follows
+// Qemu.pm: start/stop/shutdown check inside the task, reboot/suspend/
+// resume/reset refuse a stopped VM synchronously.
+
+// lookupQemu is load_config for a vmid on a node, for task code: the
+// missing config is W12's text.
+func lookupQemu(cl *Cluster, node string, vmid int) (*Guest, error) {
+	g := cl.Guests[vmid]
+	if g == nil || g.Type != QEMU || g.Node != node {
+		return nil, errorf("Configuration file '%s' does not exist", configPath(node, QEMU, vmid))
+	}
+	return g, nil
+}
+
+// guestPID is a stable, made-up PID for a running guest.
+func guestPID(g *Guest) int { return 2000 + g.VMID%60000 }
+
+func (s *Sim) guestUptime(g *Guest) int64 {
+	if g.Status != "running" {
+		return 0
+	}
+	if g.Started.IsZero() {
+		return 3600
+	}
+	return int64(s.now().Sub(g.Started) / time.Second)
+}
+
+// vmStatus is qemu-server's vmstatus for one guest; full adds what PVE
+// asks QMP for.
+func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
+	cfg := g.Config
+	running := g.Status == "running"
+	maxMem := memoryMiB(cfg) * mib
+	d := map[string]any{
+		"vmid": g.VMID, "status": g.Status, "disk": 0, "maxdisk": bootDiskSize(cfg),
+		"cpus": guestCPUs(cl, g), "maxmem": maxMem,
+		"uptime": s.guestUptime(g), "cpu": 0, "mem": 0, "memhost": 0, "netin": 0, "netout": 0,
+	}
+	if name := cfg["name"]; name != "" {
+		d["name"] = name
+	} else {
+		d["name"] = "VM " + itoa(g.VMID)
+	}
+	if b := configInt(cfg, "balloon", 0); b > 0 {
+		d["balloon_min"] = b * mib
+		d["shares"] = configInt(cfg, "shares", 1000)
+	}
+	if running {
+		d["pid"] = guestPID(g)
+		d["mem"] = maxMem / 4
+		d["memhost"] = maxMem / 4
+		d["cpu"] = 0.02
+	}
+	if g.IsTemplate() {
+		d["template"] = 1
+	}
+	for k := range cfg {
+		if strings.HasPrefix(k, "serial") {
+			d["serial"] = 1
+			break
+		}
+	}
+	if lock := g.Lock(); lock != "" {
+		d["lock"] = lock
+	}
+	if tags, ok := cfg["tags"]; ok {
+		d["tags"] = tags
+	}
+	if full {
+		d["qmpstatus"] = g.Status
+		if running {
+			d["qmpstatus"] = "running"
+			if g.Paused {
+				d["qmpstatus"] = "paused"
+			}
+			d["running-machine"] = runningMachine
+			d["running-qemu"] = qemuVersion
+			d["diskread"], d["diskwrite"] = 0, 0
+			d["proxmox-support"] = map[string]any{}
+		}
+	}
+	return d
+}
+
+// listQemu is vmlist: the VMs whose config lives on the node.
+func (s *Sim) listQemu(c *call) (any, error) {
+	node := c.str("node")
+	out := []map[string]any{}
+	for _, g := range c.cluster.sortedGuests() {
+		if g.Type != QEMU || g.Node != node || !c.can("/vms/"+itoa(g.VMID), false, "VM.Audit") {
+			continue
+		}
+		out = append(out, s.vmStatus(c.cluster, g, c.boolParam("full")))
+	}
+	return out, nil
+}
+
+// qemuStatusCurrent is vm_status (W18: a paused VM is status running,
+// qmpstatus paused).
+func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
+	g, err := loadQemu(c)
+	if err != nil {
+		return nil, err
+	}
+	st := s.vmStatus(c.cluster, g, true)
+	st["ha"] = map[string]any{"managed": 0}
+	if agent, ok := g.Config["agent"]; ok {
+		if props, msg := qemuConfigMethod().PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
+			st["agent"] = 1
+		}
+	}
+	return st, nil
+}
+
+// rootOnly is the "Only root may use this option." check of parameters
+// only root@pam may set (a false boolean counts as unset, as in Perl).
+func rootOnly(c *call, names ...string) error {
+	if c.user.String() == "root@pam" {
+		return nil
+	}
+	for _, n := range names {
+		if v, ok := c.param(n); ok && v != "" && v != "0" {
+			return paramError(map[string]string{n: "Only root may use this option."})
+		}
+	}
+	return nil
+}
+
+func (s *Sim) startQemu(c *call) (any, error) {
+	if err := rootOnly(c, "stateuri", "skiplock", "migratedfrom", "migration_type", "migration_network",
+		"targetstorage", "force-cpu", "with-conntrack-state", "nets-host-mtu"); err != nil {
+		return nil, err
+	}
+	if _, ok := c.param("targetstorage"); ok && c.str("migratedfrom") == "" {
+		return nil, paramError(map[string]string{"targetstorage": "targetstorage can only by used with migratedfrom."})
+	}
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	cl := c.cluster
+	t := s.startTask(node, "qmstart", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		return s.vmStart(cl, g, t, skiplock)
+	})
+	return t.UPID, nil
+}
+
+// vmStart is vm_start: it refuses a template, a locked or running guest,
+// applies pending changes, checks the volumes and resumes a hibernated
+// guest from its state volume.
+func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
+	if g.IsTemplate() {
+		return errorf("you can't start a vm if it's a template")
+	}
+	suspended := g.Lock() == "suspended"
+	if !skiplock && !suspended {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	if g.Status == "running" {
+		return errorf("VM %d already running", g.VMID)
+	}
+	if len(g.Pending) > 0 {
+		s.applyPending(cl, g, nil)
+	}
+	if err := checkStartVolumes(cl, g); err != nil {
+		return err
+	}
+	g.Status, g.Paused, g.Started = "running", false, s.now()
+	if suspended {
+		t.Log("Resuming suspended VM")
+		if state := g.Config["vmstate"]; state != "" {
+			_ = freeVolume(cl, g.Node, state)
+		}
+		for _, k := range []string{"lock", "vmstate", "running-nets-host-mtu", "runningmachine", "runningcpu"} {
+			delete(g.Config, k)
+		}
+		t.Log("Resumed VM, removing state")
+	}
+	return nil
+}
+
+// checkStartVolumes is what activating the volumes checks: the storage
+// offers the volume's content type (W27: a cloud-init drive on a storage
+// without images fails here), is usable on the node and holds the volume.
+func checkStartVolumes(cl *Cluster, g *Guest) error {
+	for _, key := range guestDrives(g.Config) {
+		d, ok := parseDrive(key, g.Config[key])
+		if !ok || !strings.Contains(d.file(), ":") {
+			continue
+		}
+		st, info, err := parseVolume(cl, d.file())
+		if err != nil {
+			return err
+		}
+		if !st.hasContent(info.vtype) {
+			return errorf("storage '%s' does not support content-type '%s'", st.ID, info.vtype)
+		}
+		if _, err := usableStorage(cl, st.ID, g.Node); err != nil {
+			return err
+		}
+		if cl.Volume(g.Node, d.file()) == nil {
+			return errorf("volume '%s' does not exist", d.file())
+		}
+	}
+	return nil
+}
+
+// vmStop is _do_vm_stop: a stopped guest is left alone (the task succeeds),
+// a locked one refused; pending changes apply once it is down.
+func (s *Sim) vmStop(cl *Cluster, g *Guest, skiplock bool) error {
+	if g.Status != "running" {
+		return nil
+	}
+	if !skiplock {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	g.Status, g.Paused, g.Started = "stopped", false, time.Time{}
+	s.applyPending(cl, g, nil)
+	return nil
+}
+
+func (s *Sim) stopQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock", "keepActive", "migratedfrom"); err != nil {
+		return nil, err
+	}
+	return s.stopTask(c, "qmstop"), nil
+}
+
+// stopTask runs vm_stop in a task: check_running fails on a guest that is
+// not on the node.
+func (s *Sim) stopTask(c *call, typ string) string {
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	cl := c.cluster
+	t := s.startTask(node, typ, itoa(vmid), c.user, func(*Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Type != QEMU || g.Node != node {
+			return errorf("unable to find configuration file for VM %d on node '%s'", vmid, node)
+		}
+		return s.vmStop(cl, g, skiplock)
+	})
+	return t.UPID
+}
+
+// pausedOn is vm_is_paused($vmid, 1): false for a guest that is not on the
+// node.
+func pausedOn(c *call) bool {
+	g := c.cluster.Guests[c.intParam("vmid", 0)]
+	return g != nil && g.Type == QEMU && g.Node == c.str("node") && g.Status == "running" && g.Paused
+}
+
+func (s *Sim) shutdownQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock", "keepActive"); err != nil {
+		return nil, err
+	}
+	if pausedOn(c) && !c.boolParam("forceStop") {
+		return nil, errorf("VM is paused - cannot shutdown")
+	}
+	return s.stopTask(c, "qmshutdown"), nil
+}
+
+// runningOn is check_running: the config must be on the node.
+func runningOn(c *call) (*Guest, error) {
+	g, err := assertQemuOnNode(c)
+	if err != nil {
+		return nil, err
+	}
+	if g.Status != "running" {
+		return g, errorf("VM %d not running", g.VMID)
+	}
+	return g, nil
+}
+
+func (s *Sim) rebootQemu(c *call) (any, error) {
+	if pausedOn(c) {
+		return nil, errorf("VM is paused - cannot shutdown")
+	}
+	if _, err := runningOn(c); err != nil {
+		return nil, err
+	}
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	cl := c.cluster
+	t := s.startTask(node, "qmreboot", itoa(vmid), c.user, func(*Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Node != node || g.Status != "running" {
+			return nil
+		}
+		// The guest goes down (pending changes apply) and qmeventd starts
+		// it again.
+		if err := s.vmStop(cl, g, false); err != nil {
+			return err
+		}
+		g.Status, g.Started = "running", s.now()
+		return nil
+	})
+	return t.UPID, nil
+}
+
+func (s *Sim) resetQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	if _, err := runningOn(c); err != nil {
+		return nil, err
+	}
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	cl := c.cluster
+	t := s.startTask(node, "qmreset", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if !skiplock {
+			return g.CheckLock()
+		}
+		return nil
+	})
+	return t.UPID, nil
+}
+
+func (s *Sim) suspendQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	g, err := runningOn(c)
+	if err != nil {
+		return nil, err
+	}
+	toDisk := c.boolParam("todisk")
+	stateStorage := c.str("statestorage")
+	if toDisk {
+		if err := c.check("/vms/"+itoa(g.VMID), false, "VM.Config.Disk"); err != nil {
+			return nil, err
+		}
+		for k := range g.Config {
+			if strings.HasPrefix(k, "hostpci") {
+				return nil, errorf("cannot suspend VM to disk due to passed-through PCI device(s), which lack the possibility to save/restore their internal state")
+			}
+		}
+		if stateStorage == "" {
+			stateStorage = vmstateStorage(c.cluster, g)
+		}
+		if err := c.check("/storage/"+stateStorage, false, "Datastore.AllocateSpace"); err != nil {
+			return nil, err
+		}
+	}
+	typ := "qmpause"
+	if toDisk {
+		typ = "qmsuspend"
+	}
+	node, vmid, skiplock := c.str("node"), g.VMID, c.boolParam("skiplock")
+	cl := c.cluster
+	t := s.startTask(node, typ, itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if !skiplock {
+			if err := g.CheckLock(); err != nil {
+				return err
+			}
+		}
+		if g.Status != "running" {
+			return errorf("VM %d not running", vmid)
+		}
+		if !toDisk {
+			g.Paused = true
+			return nil
+		}
+		return s.hibernate(cl, g, t, stateStorage)
+	})
+	return t.UPID, nil
+}
+
+// hibernate is vm_suspend with todisk: the RAM goes to a state volume, the
+// guest stops and keeps "lock: suspended" until the next start (W10: not a
+// task lock).
+func (s *Sim) hibernate(cl *Cluster, g *Guest, t *Task, storage string) error {
+	st := cl.Storage(storage)
+	if st == nil {
+		return errorf("storage '%s' does not exist", storage)
+	}
+	name := "vm-" + itoa(g.VMID) + "-state-suspend-" + s.now().Format("2006-01-02")
+	format := "raw"
+	if st.fileStorage() {
+		name += ".raw"
+	}
+	size := memoryMiB(g.Config)*2*mib + 500*mib
+	v, err := s.allocVolume(cl, allocation{storage: storage, node: g.Node, vmid: g.VMID, format: format, name: name, size: size})
+	if err != nil {
+		return err
+	}
+	t.Log("saving VM state and RAM using storage '%s'", storage)
+	g.Config["lock"] = "suspended"
+	g.Config["vmstate"] = v.VolID
+	g.Config["runningmachine"] = runningMachine
+	g.Status, g.Paused, g.Started = "stopped", false, time.Time{}
+	return nil
+}
+
+// vmstateStorage is find_vmstate_storage: vmstatestorage, else the first
+// shared storage a disk uses, else the first storage a disk uses.
+func vmstateStorage(cl *Cluster, g *Guest) string {
+	if st := g.Config["vmstatestorage"]; st != "" {
+		return st
+	}
+	var first string
+	for _, key := range guestDrives(g.Config) {
+		d, ok := parseDrive(key, g.Config[key])
+		if !ok || d.isCDROM() {
+			continue
+		}
+		storeID, _, found := strings.Cut(d.file(), ":")
+		if !found {
+			continue
+		}
+		if st := cl.Storage(storeID); st != nil && st.Shared {
+			return storeID
+		}
+		if first == "" {
+			first = storeID
+		}
+	}
+	if first == "" {
+		first = "local"
+	}
+	return first
+}
+
+func (s *Sim) resumeQemu(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock", "nocheck"); err != nil {
+		return nil, err
+	}
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	g := c.cluster.Guests[vmid]
+	hibernated := g != nil && g.Type == QEMU && g.Node == node && g.Lock() == "suspended"
+	if !hibernated {
+		if _, err := runningOn(c); err != nil {
+			return nil, err
+		}
+	}
+	cl := c.cluster
+	t := s.startTask(node, "qmresume", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		if hibernated {
+			return s.vmStart(cl, g, t, true)
+		}
+		if g.Status == "running" && !g.Paused {
+			return nil
+		}
+		if !skiplock {
+			if err := g.CheckLock(); err != nil {
+				return err
+			}
+		}
+		g.Paused = false
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// sortedKeysOf lists a map's keys sorted.
+func sortedKeysOf(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,317 @@
+package pvesim
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Guest images on storage, as pve-storage names, parses, allocates and frees
+// them. Volumes change only through these functions, so every volume a test
+// sees was made, moved or freed by an API call.
+
+// lvmExtent is LVM's default extent size: logical volumes are allocated in
+// whole extents, so their size is rounded up to it.
+const lvmExtent = 4 * mib
+
+// fileStorage tells whether the storage keeps images as files under a path
+// ("$path/images/VMID/NAME.FMT"), which is how pve-storage decides whether a
+// volume name carries a format suffix.
+func (s *Storage) fileStorage() bool {
+	switch s.Type {
+	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "btrfs":
+		return true
+	}
+	return false
+}
+
+// formats is the plugin's "format" plugindata: the valid image formats and
+// the default one, which storage.cfg's "format" option overrides.
+func (s *Storage) formats() (def string, valid map[string]bool) {
+	def = "raw"
+	valid = map[string]bool{"raw": true}
+	switch s.Type {
+	case "dir", "btrfs":
+		valid = map[string]bool{"raw": true, "qcow2": true, "vmdk": true, "subvol": true}
+	case "nfs", "cifs", "glusterfs":
+		valid = map[string]bool{"raw": true, "qcow2": true, "vmdk": true}
+	case "zfspool":
+		valid = map[string]bool{"raw": true, "subvol": true}
+	}
+	if f := s.Config["format"]; valid[f] {
+		def = f
+	}
+	return def, valid
+}
+
+// resolveFormat is resolve_format_hint: the hint when the storage supports
+// it, else the storage's default format.
+func (s *Storage) resolveFormat(hint string) string {
+	def, valid := s.formats()
+	if hint != "" && valid[hint] {
+		return hint
+	}
+	return def
+}
+
+// imagesPath is where a file storage keeps a guest's images, for PVE's
+// messages that name a path.
+func (s *Storage) imagesPath(vmid int) string {
+	return fmt.Sprintf("%s/images/%d", s.Config["path"], vmid)
+}
+
+// volInfo is what parse_volname tells about a volume name.
+type volInfo struct {
+	vtype  string // images, iso, vztmpl, import, backup, snippets
+	owner  int    // vmid owning an image, 0 otherwise
+	isBase bool   // a template's base image
+	base   string // volname of the base image a linked clone is backed by
+	format string // raw, qcow2, vmdk, iso, ...
+}
+
+var (
+	// fileImage is an image on a file storage: "100/vm-100-disk-0.qcow2",
+	// "100/base-100-disk-0.raw", "100/vm-100-cloudinit.qcow2".
+	fileImage = regexp.MustCompile(`^(\d+)/((base-)?[^/\s]+\.(raw|qcow2|vmdk|subvol))$`)
+	// fileLinkedImage is a linked clone on a file storage:
+	// "100/base-100-disk-0.qcow2/101/vm-101-disk-0.qcow2".
+	fileLinkedImage = regexp.MustCompile(`^(\d+)/(base-\d+-\S+\.(raw|qcow2|vmdk))/(\d+)/(vm-\d+-\S+\.(raw|qcow2|vmdk))$`)
+	// blockImage is an LVM volume: "vm-100-disk-0", "base-100-disk-0",
+	// "vm-100-cloudinit".
+	blockImage = regexp.MustCompile(`^(vm|base)-(\d+)-\S+$`)
+	// diskNumber finds the disk number of a guest's image name, both
+	// "vm-" and "base-" counting, as get_next_vm_diskname does.
+	diskNumber = regexp.MustCompile(`(?:^|/)(?:vm|base)-(\d+)-disk-(\d+)(?:\.[a-z0-9]+)?$`)
+	// fileContentDir maps a file storage's content subdirectory to its type.
+	fileContentDir = map[string]string{
+		"iso": "iso", "vztmpl": "vztmpl", "import": "import", "dump": "backup", "snippets": "snippets",
+	}
+)
+
+// parseVolume is parse_volume_id plus the storage plugin's parse_volname.
+func parseVolume(cl *Cluster, volid string) (*Storage, volInfo, error) {
+	storeID, volname, ok := strings.Cut(volid, ":")
+	if !ok || storeID == "" || volname == "" {
+		return nil, volInfo{}, errorf("unable to parse volume ID '%s'", volid)
+	}
+	st := cl.Storage(storeID)
+	if st == nil {
+		return nil, volInfo{}, errorf("storage '%s' does not exist", storeID)
+	}
+	if st.fileStorage() {
+		if m := fileLinkedImage.FindStringSubmatch(volname); m != nil {
+			owner, _ := strconv.Atoi(m[4])
+			return st, volInfo{vtype: "images", owner: owner, base: m[1] + "/" + m[2], format: m[6]}, nil
+		}
+		if m := fileImage.FindStringSubmatch(volname); m != nil {
+			owner, _ := strconv.Atoi(m[1])
+			return st, volInfo{vtype: "images", owner: owner, isBase: m[3] != "", format: m[4]}, nil
+		}
+		dir, rest, _ := strings.Cut(volname, "/")
+		if vtype, known := fileContentDir[dir]; known && rest != "" && !strings.Contains(rest, "/") {
+			info := volInfo{vtype: vtype, format: fileFormat(vtype, rest)}
+			return st, info, nil
+		}
+		return nil, volInfo{}, errorf("unable to parse directory volume name '%s'", volname)
+	}
+	if m := blockImage.FindStringSubmatch(volname); m != nil {
+		owner, _ := strconv.Atoi(m[2])
+		return st, volInfo{vtype: "images", owner: owner, isBase: m[1] == "base", format: "raw"}, nil
+	}
+	return nil, volInfo{}, errorf("unable to parse lvm volume name '%s'", volname)
+}
+
+// fileFormat is the format pve-storage reads from a file name's extension.
+func fileFormat(vtype, name string) string {
+	switch vtype {
+	case "iso":
+		return "iso"
+	case "vztmpl":
+		return "tzst"
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return name[i+1:]
+	}
+	return "raw"
+}
+
+// nextDiskName is get_next_vm_diskname: the lowest disk number the guest
+// does not use on this storage instance, "vm-" and "base-" images alike.
+func nextDiskName(cl *Cluster, st *Storage, node string, vmid int, format string) string {
+	used := map[int]bool{}
+	for _, v := range cl.VolumesOn(st.ID, node) {
+		_, volname, _ := strings.Cut(v.VolID, ":")
+		if m := diskNumber.FindStringSubmatch(volname); m != nil && m[1] == itoa(vmid) {
+			n, _ := strconv.Atoi(m[2])
+			used[n] = true
+		}
+	}
+	n := 0
+	for used[n] {
+		n++
+	}
+	name := fmt.Sprintf("vm-%d-disk-%d", vmid, n)
+	if st.fileStorage() {
+		name += "." + format
+	}
+	return name
+}
+
+// allocation is one vdisk_alloc request.
+type allocation struct {
+	storage string
+	node    string
+	vmid    int
+	format  string // "" for the storage's default
+	name    string // "" for the next free vm-VMID-disk-N
+	size    int64  // bytes
+	base    string // volid a linked clone is backed by
+}
+
+// allocVolume is vdisk_alloc: it checks the storage is usable on the node,
+// names the image, refuses an existing name with the plugin's text, checks
+// the space and stores the new volume.
+func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
+	st, err := usableStorage(cl, a.storage, a.node)
+	if err != nil {
+		return nil, err
+	}
+	def, valid := st.formats()
+	format := a.format
+	if format == "" {
+		format = def
+	}
+	if !valid[format] {
+		return nil, errorf("unsupported format '%s'", format)
+	}
+	name := a.name
+	if name == "" {
+		name = nextDiskName(cl, st, a.node, a.vmid, format)
+	}
+	volname := name
+	if st.fileStorage() {
+		volname = fmt.Sprintf("%d/%s", a.vmid, name)
+		if a.base != "" {
+			// A linked clone on a file storage names its base image.
+			_, baseName, _ := strings.Cut(a.base, ":")
+			volname = baseName + "/" + volname
+		}
+	}
+	volid := st.ID + ":" + volname
+	if cl.Volume(a.node, volid) != nil {
+		return nil, volumeExistsError(st, a.vmid, name)
+	}
+	size := a.size
+	if st.Type == "lvm" || st.Type == "lvmthin" {
+		size = (size + lvmExtent - 1) / lvmExtent * lvmExtent
+	}
+	if free := st.Capacity - cl.used(st, a.node); size > free && a.base == "" {
+		// Thin and sparse storages would over-commit here; the simulator
+		// refuses instead, with its own text.
+		return nil, errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
+			st.ID, a.node, size, free)
+	}
+	v := &Volume{
+		VolID: volid, Storage: st.ID, Node: a.node, Content: "images", Format: format,
+		Size: size, Owner: a.vmid, CTime: s.now().Unix(), Base: a.base,
+	}
+	if err := cl.AddVolume(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// volumeExistsError is the plugin's refusal to allocate a name that is
+// taken (W21, W27).
+func volumeExistsError(st *Storage, vmid int, name string) error {
+	if st.fileStorage() {
+		return errorf("disk image '%s/%s' already exists", st.imagesPath(vmid), name)
+	}
+	vg := st.Config["vgname"]
+	return errorf("lvcreate '%s/%s' error:   Logical Volume \"%s\" already exists in volume group \"%s\"", vg, name, name, vg)
+}
+
+// volumeSize is volume_size_info: the size of an existing volume.
+func volumeSize(cl *Cluster, node, volid string) (int64, error) {
+	v := cl.Volume(node, volid)
+	if v == nil {
+		return 0, errorf("volume %s does not exist", volid)
+	}
+	return v.Size, nil
+}
+
+// freeVolume is vdisk_free. A base image still backing a linked clone is
+// refused, as pve-storage refuses it.
+func freeVolume(cl *Cluster, node, volid string) error {
+	v := cl.Volume(node, volid)
+	if v == nil {
+		return errorf("volume '%s' does not exist", volid)
+	}
+	if clone := linkedCloneOf(cl, v); clone != "" {
+		return errorf("base volume '%s' is still in use by linked cloned", volid)
+	}
+	cl.RemoveVolume(node, volid)
+	return nil
+}
+
+// linkedCloneOf names a volume backed by base, or "".
+func linkedCloneOf(cl *Cluster, base *Volume) string {
+	for _, v := range cl.volumes {
+		if v.Base == base.VolID && v.Node == base.Node {
+			return v.VolID
+		}
+	}
+	return ""
+}
+
+// createBase is vdisk_create_base: the image is renamed from "vm-" to
+// "base-" and becomes read-only template data. It returns the new volid.
+func createBase(cl *Cluster, node, volid string) (string, error) {
+	v := cl.Volume(node, volid)
+	if v == nil {
+		return "", errorf("volume '%s' does not exist", volid)
+	}
+	st := cl.Storage(v.Storage)
+	_, volname, _ := strings.Cut(volid, ":")
+	dir, name := "", volname
+	if i := strings.LastIndexByte(volname, '/'); i >= 0 {
+		dir, name = volname[:i+1], volname[i+1:]
+	}
+	if strings.HasPrefix(name, "base-") {
+		return volid, nil
+	}
+	if !strings.HasPrefix(name, "vm-") {
+		return "", errorf("unable to create base volume - found wrong name '%s'", name)
+	}
+	newVolid := st.ID + ":" + dir + "base-" + strings.TrimPrefix(name, "vm-")
+	if cl.Volume(node, newVolid) != nil {
+		return "", errorf("volume '%s' already exists", newVolid)
+	}
+	cl.RemoveVolume(node, volid)
+	moved := *v
+	moved.VolID = newVolid
+	if err := cl.AddVolume(&moved); err != nil {
+		return "", err
+	}
+	return newVolid, nil
+}
+
+// ownedVolumes lists the images a vmid owns on the storages usable on node,
+// sorted by volid: vdisk_list with a vmid filter.
+func ownedVolumes(cl *Cluster, node string, vmid int) []*Volume {
+	var out []*Volume
+	for _, st := range cl.Storages {
+		if st.Disabled || !st.availableOn(node) {
+			continue
+		}
+		for _, v := range cl.VolumesOn(st.ID, node) {
+			if v.Owner == vmid && v.Content == "images" {
+				out = append(out, v)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].VolID < out[j].VolID })
+	return out
+}
