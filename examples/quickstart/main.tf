@@ -22,6 +22,32 @@ resource "pve_pool" "quickstart" {
   comment = "Made by the pve provider quickstart"
 }
 
+# A small VM seeded from the Debian cloud image every node carries, in the
+# pool above. It is created stopped, so the quickstart needs no guest OS.
+resource "pve_vm" "quickstart" {
+  node    = data.pve_nodes.all.online[0]
+  name    = "quickstart-vm"
+  pool    = pve_pool.quickstart.poolid
+  tags    = ["quickstart"]
+  started = false
+
+  scsi_hardware = "virtio-scsi-single"
+  cpu           = { cores = 1 }
+  memory        = { size = 512 }
+
+  disks = {
+    scsi0 = {
+      storage     = "local-lvm"
+      import_from = "local:import/debian-13-genericcloud-amd64.qcow2"
+      size        = 4
+    }
+  }
+
+  network = {
+    net0 = { bridge = "vmbr0" }
+  }
+}
+
 output "pve_version" {
   value = data.pve_version.current.version
 }
@@ -32,4 +58,12 @@ output "nodes" {
 
 output "pool" {
   value = pve_pool.quickstart.id
+}
+
+output "vm" {
+  value = {
+    vmid   = pve_vm.quickstart.vmid
+    node   = pve_vm.quickstart.node
+    volume = pve_vm.quickstart.disks["scsi0"].volume
+  }
 }

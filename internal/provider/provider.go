@@ -14,6 +14,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
+	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 )
 
 // RegistryAddress is where the provider is published.
@@ -92,6 +93,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		pool.NewPoolResource,
+		qemu.NewVMResource,
 	}
 }
 
@@ -99,6 +101,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 	return []func() datasource.DataSource{
 		cluster.NewVersionDataSource,
 		cluster.NewNodesDataSource,
+		qemu.NewVMDataSource,
+		qemu.NewVMsDataSource,
 	}
 }
 

@@ -291,3 +291,29 @@ func TestEncodeBodyEmptyValueGoesAsJSON(t *testing.T) {
 		t.Fatalf("json: %q %q %v", body, ct, err)
 	}
 }
+
+// pveproxy refuses chunked bodies, so a POST without parameters must go
+// out with no body at all rather than an empty chunked one.
+func TestPostWithoutParamsIsNotChunked(t *testing.T) {
+	t.Parallel()
+	f := newFakePVE(t)
+	var chunked []string
+	var lengths []int64
+	var mu sync.Mutex
+	f.handle("POST /nodes/{node}/qemu/{vmid}/status/start", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		chunked = append(chunked, r.TransferEncoding...)
+		lengths = append(lengths, r.ContentLength)
+		mu.Unlock()
+		writeData(w, "UPID:pve1:00000001:00000001:00000001:qmstart:100:root@pam:")
+	})
+	c := f.client()
+	if _, err := c.QemuStatusAction(context.Background(), "pve1", 100, QemuStart, nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(chunked) != 0 || len(lengths) != 1 || lengths[0] != 0 {
+		t.Fatalf("transfer encoding %v, content lengths %v; want no chunking and length 0", chunked, lengths)
+	}
+}

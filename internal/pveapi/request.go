@@ -38,6 +38,11 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, params url.
 		if err != nil {
 			return nil, c.transportError(method, path, err)
 		}
+		if len(body) == 0 {
+			// An empty reader would go out chunked, which pveproxy refuses
+			// (501 chunked transfer encoding not supported): send no body.
+			body = nil
+		}
 	} else if len(params) > 0 {
 		target += "?" + params.Encode()
 	}

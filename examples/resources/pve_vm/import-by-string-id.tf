@@ -1,0 +1,4 @@
+import {
+  to = pve_vm.web
+  id = "pve1/120"
+}
