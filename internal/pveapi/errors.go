@@ -86,7 +86,7 @@ var (
 	alreadyExistsPatterns = []*regexp.Regexp{
 		regexp.MustCompile(`^unable to create VM [0-9]+: config file already exists$`),
 		regexp.MustCompile(`^unable to (create|restore) (VM|CT) [0-9]+ - (VM|CT) [0-9]+ already exists on node '[^']*'$`),
-		regexp.MustCompile(`^CT [0-9]+ already exists on node '[^']*'$`),
+		regexp.MustCompile(`^(VM|CT) [0-9]+ already exists on node '[^']*'$`),
 	}
 	// W49: raise_perm_exc("$path, $priv") from check, "$path, P1|P2" from
 	// check_any, or free text.
@@ -156,7 +156,8 @@ func IsPermission(err error) (path, priv string, ok bool) {
 // IsAlreadyExists reports the synchronous W13 answers for a VMID that is
 // already taken: "unable to create VM N: config file already exists"
 // (clone), "unable to create VM N - VM N already exists on node 'X'"
-// (create), "CT N already exists on node 'X'" (container create).
+// (create), "CT N already exists on node 'X'" (container create; "VM N ..." when
+// a VM holds the id).
 func IsAlreadyExists(err error) bool {
 	apiErr, ok := AsError(err)
 	if !ok || apiErr.StatusCode != 500 {

@@ -199,6 +199,7 @@ func TestW13IsAlreadyExists(t *testing.T) {
 		{"unable to create VM 100 - CT 100 already exists on node 'pve2'", true},
 		{"unable to restore VM 100 - VM 100 already exists on node 'pve'", true},
 		{"CT 105 already exists on node 'pve1'", true},
+		{"VM 105 already exists on node 'pve1'", true}, // a container create onto a VM's id
 		{"pool 'prod' already exists", false},
 		{"VM 100 already running", false},
 		{"unable to find configuration file for VM 100 on node 'pve1'", false},

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Guest types as they appear in API paths and in /cluster/resources.
@@ -314,4 +317,100 @@ func (c *Client) FindGuest(ctx context.Context, vmid int) (guest *Resource, foun
 		}
 	}
 	return nil, false, nil
+}
+
+// guestNoun is how PVE names a guest type in its messages.
+func guestNoun(guestType string) string {
+	if guestType == GuestTypeLXC {
+		return "CT"
+	}
+	return "VM"
+}
+
+// createGuest sends POST /nodes/{node}/{qemu|lxc} with vmid added to a copy
+// of params, and returns the task id.
+func (c *Client) createGuest(ctx context.Context, node, guestType string, vmid int, params url.Values) (string, error) {
+	form := cloneValues(params)
+	id := strconv.Itoa(vmid)
+	if given := form.Get("vmid"); given != "" && given != id {
+		return "", fmt.Errorf("pve: create %s %d: the parameters name vmid %s", guestNoun(guestType), vmid, given)
+	}
+	form.Set("vmid", id)
+	return c.postForUPID(ctx, "/nodes/"+url.PathEscape(node)+"/"+guestType, form)
+}
+
+// updateGuestConfig sends the synchronous PUT .../config (W9) after the
+// checks every guest type shares (W16).
+func (c *Client) updateGuestConfig(ctx context.Context, node, guestType string, vmid int, params url.Values) error {
+	if err := checkConfigUpdate(params); err != nil {
+		return err
+	}
+	return c.Put(ctx, guestPath(node, guestType, vmid, "/config"), params, nil)
+}
+
+// checkConfigUpdate refuses what PVE refuses on sight in a config update:
+// nothing to change, and a key that is both set and deleted (W16).
+func checkConfigUpdate(params url.Values) error {
+	if len(params) == 0 {
+		return errors.New("pve: config update without parameters")
+	}
+	if _, err := wire.ConfigDeltaFromValues(params); err != nil {
+		return fmt.Errorf("pve: config update: %w", err)
+	}
+	return nil
+}
+
+// resizeGuestDisk sends PUT .../resize, which answers with a task id (W22).
+func (c *Client) resizeGuestDisk(ctx context.Context, node, guestType string, vmid int, disk, size string) (string, error) {
+	form := url.Values{"disk": {disk}, "size": {size}}
+	var upid string
+	if err := c.Put(ctx, guestPath(node, guestType, vmid, "/resize"), form, &upid); err != nil {
+		return "", err
+	}
+	return upid, nil
+}
+
+// guestStatusAction sends POST .../status/{action}; callers check action
+// against their guest type's list first.
+func (c *Client) guestStatusAction(ctx context.Context, node, guestType string, vmid int, action string, params url.Values) (string, error) {
+	return c.postForUPID(ctx, guestPath(node, guestType, vmid, "/status/"+action), cloneValues(params))
+}
+
+// deleteGuest sends DELETE /nodes/{node}/{qemu|lxc}/{vmid} with its options
+// in the query, where PVE wants them on a DELETE.
+func (c *Client) deleteGuest(ctx context.Context, node, guestType string, vmid int, purge, destroyUnreferenced bool) (string, error) {
+	query := url.Values{}
+	if purge {
+		query.Set("purge", FormBool(true))
+	}
+	if destroyUnreferenced {
+		query.Set("destroy-unreferenced-disks", FormBool(true))
+	}
+	var upid string
+	if err := c.Delete(ctx, guestPath(node, guestType, vmid, ""), query, &upid); err != nil {
+		return "", err
+	}
+	return upid, nil
+}
+
+// cloneGuest sends POST .../clone. Neither guest type's clone defines
+// start (W14), and newid is required by both.
+func (c *Client) cloneGuest(ctx context.Context, node, guestType string, vmid int, params url.Values) (string, error) {
+	if params.Has("start") {
+		return "", errors.New("pve: clone takes no start parameter; start the clone with a separate power action")
+	}
+	if params.Get("newid") == "" {
+		return "", errors.New("pve: clone needs newid")
+	}
+	return c.postForUPID(ctx, guestPath(node, guestType, vmid, "/clone"), params)
+}
+
+// cloneValues copies v, so a call can add parameters without touching the
+// caller's map.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v)+1)
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
 }

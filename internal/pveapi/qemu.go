@@ -5,10 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
-
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // QemuConfig reads a VM's configuration (GET /nodes/{node}/qemu/{vmid}/config)
@@ -34,13 +31,7 @@ func (c *Client) QemuStatus(ctx context.Context, node string, vmid int) (*GuestS
 // vmid is added to params; params is not modified. A taken vmid fails
 // synchronously (IsAlreadyExists, W13).
 func (c *Client) CreateQemu(ctx context.Context, node string, vmid int, params url.Values) (string, error) {
-	form := cloneValues(params)
-	id := strconv.Itoa(vmid)
-	if given := form.Get("vmid"); given != "" && given != id {
-		return "", fmt.Errorf("pve: create VM %d: the parameters name vmid %s", vmid, given)
-	}
-	form.Set("vmid", id)
-	return c.postForUPID(ctx, "/nodes/"+url.PathEscape(node)+"/qemu", form)
+	return c.createGuest(ctx, node, GuestTypeQemu, vmid, params)
 }
 
 // UpdateQemuConfig changes a VM's configuration synchronously (PUT
@@ -48,10 +39,7 @@ func (c *Client) CreateQemu(ctx context.Context, node string, vmid int, params u
 // params with wire.ConfigDelta; a key both set and deleted is refused here,
 // as PVE would refuse it (W16).
 func (c *Client) UpdateQemuConfig(ctx context.Context, node string, vmid int, params url.Values) error {
-	if err := checkConfigUpdate(params); err != nil {
-		return err
-	}
-	return c.Put(ctx, guestPath(node, GuestTypeQemu, vmid, "/config"), params, nil)
+	return c.updateGuestConfig(ctx, node, GuestTypeQemu, vmid, params)
 }
 
 // UpdateQemuConfigAsync changes a VM's configuration in a task (POST
@@ -65,28 +53,11 @@ func (c *Client) UpdateQemuConfigAsync(ctx context.Context, node string, vmid in
 	return c.postForUPID(ctx, guestPath(node, GuestTypeQemu, vmid, "/config"), params)
 }
 
-// checkConfigUpdate refuses what PVE refuses on sight in a config update:
-// nothing to change, and a key that is both set and deleted (W16).
-func checkConfigUpdate(params url.Values) error {
-	if len(params) == 0 {
-		return errors.New("pve: config update without parameters")
-	}
-	if _, err := wire.ConfigDeltaFromValues(params); err != nil {
-		return fmt.Errorf("pve: config update: %w", err)
-	}
-	return nil
-}
-
 // ResizeQemuDisk grows disk to size (PUT .../resize), a task (W22). size is
 // an absolute size ("32G") or an increment ("+1G"); shrinking fails in the
 // task, so callers refuse it earlier.
 func (c *Client) ResizeQemuDisk(ctx context.Context, node string, vmid int, disk, size string) (string, error) {
-	form := url.Values{"disk": {disk}, "size": {size}}
-	var upid string
-	if err := c.Put(ctx, guestPath(node, GuestTypeQemu, vmid, "/resize"), form, &upid); err != nil {
-		return "", err
-	}
-	return upid, nil
+	return c.resizeGuestDisk(ctx, node, GuestTypeQemu, vmid, disk, size)
 }
 
 // MoveQemuDisk moves disk to another storage, keeping its data (POST
@@ -155,7 +126,7 @@ func (c *Client) QemuStatusAction(ctx context.Context, node string, vmid int, ac
 	if !qemuStatusActions[action] {
 		return "", fmt.Errorf("pve: unknown VM power action %q (want start, stop, shutdown, reboot, suspend, resume or reset)", action)
 	}
-	return c.postForUPID(ctx, guestPath(node, GuestTypeQemu, vmid, "/status/"+action), cloneValues(params))
+	return c.guestStatusAction(ctx, node, GuestTypeQemu, vmid, action, params)
 }
 
 // DeleteQemu destroys a VM and its disks (DELETE .../qemu/{vmid}), templates
@@ -164,18 +135,7 @@ func (c *Client) QemuStatusAction(ctx context.Context, node string, vmid int, ac
 // not reference. PVE refuses to destroy a running VM: stop it first. A
 // missing VM gives the W12 error (IsNotFound).
 func (c *Client) DeleteQemu(ctx context.Context, node string, vmid int, purge, destroyUnreferenced bool) (string, error) {
-	query := url.Values{}
-	if purge {
-		query.Set("purge", FormBool(true))
-	}
-	if destroyUnreferenced {
-		query.Set("destroy-unreferenced-disks", FormBool(true))
-	}
-	var upid string
-	if err := c.Delete(ctx, guestPath(node, GuestTypeQemu, vmid, ""), query, &upid); err != nil {
-		return "", err
-	}
-	return upid, nil
+	return c.deleteGuest(ctx, node, GuestTypeQemu, vmid, purge, destroyUnreferenced)
 }
 
 // TemplateQemu turns a VM into a template (POST .../template), a task for
@@ -195,21 +155,5 @@ func (c *Client) TemplateQemu(ctx context.Context, node string, vmid int, disk s
 // W13); a lost answer must be resolved by looking at newid, not by
 // cloning again.
 func (c *Client) CloneQemu(ctx context.Context, node string, vmid int, params url.Values) (string, error) {
-	if params.Has("start") {
-		return "", errors.New("pve: clone takes no start parameter; start the clone with a separate power action")
-	}
-	if params.Get("newid") == "" {
-		return "", errors.New("pve: clone needs newid")
-	}
-	return c.postForUPID(ctx, guestPath(node, GuestTypeQemu, vmid, "/clone"), params)
-}
-
-// cloneValues copies v, so a call can add parameters without touching the
-// caller's map.
-func cloneValues(v url.Values) url.Values {
-	out := make(url.Values, len(v)+1)
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
+	return c.cloneGuest(ctx, node, GuestTypeQemu, vmid, params)
 }
