@@ -141,3 +141,77 @@ func hasErrors(diags []*tfprotov6.Diagnostic) bool {
 	}
 	return false
 }
+
+// ConfigFromState derives the configuration that would produce state: the
+// state with every computed-only attribute set to null. Planning it against
+// the state is a no-op plan, as after an apply.
+func (p *Protocol) ConfigFromState(tb testing.TB, typeName string, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	tb.Helper()
+	schemas, err := p.Server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		tb.Fatalf("provider schema: %v", err)
+	}
+	s, ok := schemas.ResourceSchemas[typeName]
+	if !ok {
+		tb.Fatalf("unknown resource type %s", typeName)
+	}
+	value := p.StateValue(tb, typeName, state)
+	config, err := tftypes.Transform(value, func(path *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
+		if attr := attributeAt(s.Block.Attributes, path); attr != nil && attr.Computed && !attr.Optional {
+			return tftypes.NewValue(v.Type(), nil), nil
+		}
+		return v, nil
+	})
+	if err != nil {
+		tb.Fatalf("derive configuration: %v", err)
+	}
+	dv, err := tfprotov6.NewDynamicValue(s.ValueType(), config)
+	if err != nil {
+		tb.Fatalf("encode configuration: %v", err)
+	}
+	return &dv
+}
+
+// attributeAt finds the schema attribute a value path points to; map keys
+// and list indexes of nested attributes are skipped.
+func attributeAt(attrs []*tfprotov6.SchemaAttribute, path *tftypes.AttributePath) *tfprotov6.SchemaAttribute {
+	var found *tfprotov6.SchemaAttribute
+	for _, step := range path.Steps() {
+		name, ok := step.(tftypes.AttributeName)
+		if !ok {
+			continue
+		}
+		found = nil
+		for _, a := range attrs {
+			if a.Name == string(name) {
+				found = a
+				break
+			}
+		}
+		if found == nil {
+			return nil
+		}
+		if found.NestedType != nil {
+			attrs = found.NestedType.Attributes
+		} else {
+			attrs = nil
+		}
+	}
+	return found
+}
+
+// Plan runs PlanResourceChange of config against prior state, as `terraform
+// plan` does after refreshing, and returns the planned state.
+func (p *Protocol) Plan(tb testing.TB, typeName string, prior, config *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	tb.Helper()
+	resp, err := p.Server.PlanResourceChange(context.Background(), &tfprotov6.PlanResourceChangeRequest{
+		TypeName:         typeName,
+		PriorState:       prior,
+		ProposedNewState: prior,
+		Config:           config,
+	})
+	if err != nil || hasErrors(resp.Diagnostics) {
+		tb.Fatalf("plan %s: %v %v", typeName, err, resp.Diagnostics)
+	}
+	return resp.PlannedState
+}
