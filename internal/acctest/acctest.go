@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -118,11 +119,33 @@ func newLive(t *testing.T) *Target {
 	if err != nil {
 		t.Fatalf("client for live PVE: %v", err)
 	}
+	block := "provider \"pve\" {}\n"
+	if r := os.Getenv("PVE_ACC_VMID_RANGE"); r != "" {
+		low, high, ok := parseVMIDRange(r)
+		if !ok {
+			t.Fatalf("PVE_ACC_VMID_RANGE must be MIN-MAX, e.g. 9000-9099; got %q", r)
+		}
+		// Tests create guests only inside this range on a shared node.
+		block = fmt.Sprintf("provider \"pve\" {\n  vmid_range = { min = %d, max = %d }\n}\n", low, high)
+	}
 	return &Target{
 		Client:        client,
-		providerBlock: "provider \"pve\" {}\n",
+		providerBlock: block,
 		factories:     factories(provider.New("test")),
 	}
+}
+
+func parseVMIDRange(s string) (low, high int, ok bool) {
+	lowText, highText, found := strings.Cut(strings.TrimSpace(s), "-")
+	if !found {
+		return 0, 0, false
+	}
+	low, errLow := strconv.Atoi(strings.TrimSpace(lowText))
+	high, errHigh := strconv.Atoi(strings.TrimSpace(highText))
+	if errLow != nil || errHigh != nil || low < 100 || high < low {
+		return 0, 0, false
+	}
+	return low, high, true
 }
 
 func factories(p func() fwprovider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
