@@ -94,6 +94,14 @@ type Guest struct {
 	// a guest added as running.
 	Started time.Time
 	Pool    string // kept in step with the pools' member lists
+	// PasswordHash and AuthorizedKeys are what a container's create wrote
+	// into the guest: root's password as a crypt hash and root's
+	// authorized_keys. PVE keeps neither in the config.
+	PasswordHash   string
+	AuthorizedKeys string
+	// Checkpointed is a container suspended to a checkpoint: stopped, to be
+	// resumed from its saved state.
+	Checkpointed bool
 }
 
 // Pool is a resource pool of user.cfg.

@@ -70,30 +70,7 @@ func getQemuPending(c *call) (any, error) {
 	if _, ok := pending["cipassword"]; ok {
 		pending["cipassword"] = cipasswordMask + " "
 	}
-	dels := pendingDeletes(g)
-	out := []map[string]any{}
-	for _, k := range sortedKeys(cfg) {
-		item := map[string]any{"key": k, "value": typedValue(k, cfg[k])}
-		if p, ok := pending[k]; ok {
-			item["pending"] = typedValue(k, p)
-			delete(pending, k)
-		}
-		if force, ok := dels[k]; ok {
-			item["delete"] = deleteFlag(force)
-			delete(dels, k)
-		}
-		out = append(out, item)
-	}
-	for _, k := range sortedKeys(pending) {
-		if k != deleteKey {
-			out = append(out, map[string]any{"key": k, "pending": typedValue(k, pending[k])})
-		}
-	}
-	for _, k := range sortedKeysOf(dels) {
-		out = append(out, map[string]any{"key": k, "delete": deleteFlag(dels[k])})
-	}
-	out = append(out, map[string]any{"key": "digest", "value": guestDigest(g)})
-	return out, nil
+	return pendingArray(g, cfg, pending, typedValue), nil
 }
 
 func deleteFlag(force bool) int {

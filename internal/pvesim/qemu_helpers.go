@@ -108,6 +108,6 @@ func (s *Sim) DeleteGuest(vmid int) error {
 		}
 		g.Status, g.Paused = "stopped", false
 		delete(g.Config, "protection")
-		return destroyVM(c, g, true, false, &Task{})
+		return destroyGuest(c, g, true, false, &Task{})
 	})
 }

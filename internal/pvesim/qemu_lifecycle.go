@@ -96,17 +96,7 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 			}
 		}
 	}
-	if unreferenced {
-		for _, v := range ownedVolumes(cl, g.Node, g.VMID) {
-			if err := freeVolume(cl, v.Node, v.VolID); err != nil {
-				t.Warn("%s", asAPIError(err).Error())
-			}
-		}
-	}
-	if pool := cl.PoolOf(g.VMID); pool != "" {
-		cl.removePoolMember(pool, g.VMID)
-	}
-	cl.RemoveGuest(g.VMID)
+	dropGuest(cl, g, unreferenced, t)
 	return nil
 }
 
@@ -372,18 +362,7 @@ func moveVolumes(cl *Cluster, g *Guest, volids []string, target string, t *Task)
 		_ = cl.AddVolume(&moved)
 		t.Log("volume '%s' is '%s' on the target", volid, moved.VolID)
 	}
-	for _, cfg := range []map[string]string{g.Config, g.Pending} {
-		for _, key := range volumeKeys(cfg) {
-			if d, ok := parseDrive(key, cfg[key]); ok {
-				if nv, ok := renamed[d.file()]; ok {
-					d["file"] = nv
-					cfg[key] = d.print()
-				}
-			} else if nv, ok := renamed[cfg[key]]; ok {
-				cfg[key] = nv
-			}
-		}
-	}
+	rewriteVolumeRefs(g, renamed)
 }
 
 // migratePrecondition is migrate_vm_precondition: where the VM may go and

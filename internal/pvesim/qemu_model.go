@@ -286,7 +286,8 @@ func writeConfig(g *Guest) {
 }
 
 // renderConfig prints the config file: the description as comment lines,
-// the keys sorted, then the [PENDING] section.
+// the keys sorted, then the pending section ("[PENDING]" in qemu-server,
+// "[pve:pending]" in pve-container).
 func renderConfig(g *Guest) string {
 	var b strings.Builder
 	section := func(cfg map[string]string) {
@@ -308,7 +309,11 @@ func renderConfig(g *Guest) string {
 	}
 	section(g.Config)
 	if len(g.Pending) > 0 {
-		b.WriteString("\n[PENDING]\n")
+		header := "[PENDING]"
+		if g.Type == LXC {
+			header = "[pve:pending]"
+		}
+		b.WriteString("\n" + header + "\n")
 		section(g.Pending)
 	}
 	return b.String()
@@ -340,12 +345,7 @@ func currentConfig(g *Guest, current bool) map[string]string {
 // loadQemu is load_config on the node the request was proxied to: a VM
 // that is not there, or a container, is W12's missing config file.
 func loadQemu(c *call) (*Guest, error) {
-	node, vmid := c.str("node"), c.intParam("vmid", 0)
-	g := c.cluster.Guests[vmid]
-	if g == nil || g.Type != QEMU || g.Node != node {
-		return nil, errorf("Configuration file '%s' does not exist", configPath(node, QEMU, vmid))
-	}
-	return g, nil
+	return loadGuest(c, QEMU)
 }
 
 // assertQemuOnNode is assert_config_exists_on_node, which check_running

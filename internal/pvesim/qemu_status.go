@@ -14,11 +14,7 @@ import (
 // lookupQemu is load_config for a vmid on a node, for task code: the
 // missing config is W12's text.
 func lookupQemu(cl *Cluster, node string, vmid int) (*Guest, error) {
-	g := cl.Guests[vmid]
-	if g == nil || g.Type != QEMU || g.Node != node {
-		return nil, errorf("Configuration file '%s' does not exist", configPath(node, QEMU, vmid))
-	}
-	return g, nil
+	return lookupGuest(cl, QEMU, node, vmid)
 }
 
 // guestPID is a stable, made-up PID for a running guest.

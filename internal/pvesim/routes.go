@@ -115,6 +115,7 @@ func (s *Sim) registerRoutes() {
 	s.registerStorageRoutes()
 	s.registerTaskRoutes()
 	s.registerQemuRoutes()
+	s.registerLXCRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

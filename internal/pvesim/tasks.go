@@ -117,6 +117,18 @@ func (s *Sim) startTask(node, typ, id string, user identity, work func(t *Task) 
 	return t
 }
 
+// runTaskNow forks a worker that has finished when the handler answers,
+// whatever TaskDuration is: for calls that fork a task but answer without
+// its UPID, so a client could not wait for it. Call with the model locked.
+func (s *Sim) runTaskNow(node, typ, id string, user identity, work func(t *Task) error) *Task {
+	t := s.startTask(node, typ, id, user, work)
+	if t.running {
+		t.due = s.now()
+		s.finishTask(t)
+	}
+	return t
+}
+
 // settleTasksLocked finishes every task whose time has come, oldest first.
 // It runs before any request or model access, so a task's effects become
 // visible exactly when its status turns "stopped".

@@ -168,6 +168,9 @@ type allocation struct {
 	name    string // "" for the next free vm-VMID-disk-N
 	size    int64  // bytes
 	base    string // volid a linked clone is backed by
+	// content is how the storage lists the volume: "images" for a VM's
+	// disks (the default), "rootdir" for a container's volumes.
+	content string
 }
 
 // allocVolume is vdisk_alloc: it checks the storage is usable on the node,
@@ -214,7 +217,7 @@ func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
 			st.ID, a.node, size, free)
 	}
 	v := &Volume{
-		VolID: volid, Storage: st.ID, Node: a.node, Content: "images", Format: format,
+		VolID: volid, Storage: st.ID, Node: a.node, Content: valueOr(a.content, "images"), Format: format,
 		Size: size, Owner: a.vmid, CTime: s.now().Unix(), Base: a.base,
 	}
 	if err := cl.AddVolume(v); err != nil {
@@ -298,8 +301,8 @@ func createBase(cl *Cluster, node, volid string) (string, error) {
 	return newVolid, nil
 }
 
-// ownedVolumes lists the images a vmid owns on the storages usable on node,
-// sorted by volid: vdisk_list with a vmid filter.
+// ownedVolumes lists the images and container volumes a vmid owns on the
+// storages usable on node, sorted by volid: vdisk_list with a vmid filter.
 func ownedVolumes(cl *Cluster, node string, vmid int) []*Volume {
 	var out []*Volume
 	for _, st := range cl.Storages {
@@ -307,7 +310,7 @@ func ownedVolumes(cl *Cluster, node string, vmid int) []*Volume {
 			continue
 		}
 		for _, v := range cl.VolumesOn(st.ID, node) {
-			if v.Owner == vmid && v.Content == "images" {
+			if v.Owner == vmid && (v.Content == "images" || v.Content == "rootdir") {
 				out = append(out, v)
 			}
 		}

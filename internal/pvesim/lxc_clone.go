@@ -1,0 +1,236 @@
+package pvesim
+
+import (
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// Container clone (PVE::API2::LXC clone_vm). Everything but the volume
+// copies happens before the task: the source gets "lock: disk", the new
+// container's config is written at once with "lock: create" (W11: its
+// resources entry is nameless until the task ends), a taken newid is
+// refused synchronously (W13).
+
+// ctClonePlan is what clone_vm decides before it forks.
+type ctClonePlan struct {
+	src, newid      int
+	node, target    string
+	storage, pool   string
+	full            bool
+	mounts          map[string]mountPoint
+	hostname, descr string
+}
+
+func (s *Sim) cloneLXC(c *call) (any, error) {
+	cl := c.cluster
+	node, vmid, newid := c.str("node"), c.intParam("vmid", 0), c.intParam("newid", 0)
+	pool, target, storage := c.str("pool"), c.str("target"), c.str("storage")
+	if !c.can("/vms/"+itoa(newid), false, "VM.Allocate") && (pool == "" || !c.can("/pool/"+pool, false, "VM.Allocate")) {
+		return nil, permError("/vms/" + itoa(newid) + ", VM.Allocate")
+	}
+	if pool != "" && cl.Pools[pool] == nil {
+		return nil, permError("pool '" + pool + "' does not exist")
+	}
+	if target == node || target == "localhost" {
+		target = ""
+	}
+	if target != "" && cl.Node(target) == nil {
+		return nil, errorf("no such cluster node '%s'", target)
+	}
+	if storage != "" {
+		st, err := usableStorage(cl, storage, node)
+		if err != nil {
+			return nil, err
+		}
+		if target != "" {
+			if _, err := usableStorage(cl, storage, target); err != nil {
+				return nil, err
+			}
+			if !st.Shared {
+				return nil, errorf("can't clone to non-shared storage '%s'", storage)
+			}
+		}
+	}
+	src, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	if err := src.CheckLock(); err != nil {
+		return nil, err
+	}
+	if old := cl.Guests[newid]; old != nil {
+		return nil, errorf("%s %d already exists on node '%s'", old.kind(), newid, old.Node) // W13
+	}
+	plan := &ctClonePlan{src: vmid, newid: newid, node: node, target: target, storage: storage, pool: pool,
+		full: !src.IsTemplate(), hostname: c.str("hostname"), descr: c.str("description")}
+	if _, ok := c.param("full"); ok {
+		plan.full = c.boolParam("full")
+	}
+	newConf, err := s.planCTClone(c, src, plan)
+	if err != nil {
+		return nil, err
+	}
+	src.Config["lock"] = "disk"
+	if err := cl.AddGuest(&Guest{VMID: newid, Node: node, Type: LXC, Config: newConf}); err != nil {
+		cl.UnlockGuest(vmid, "disk")
+		return nil, err
+	}
+	t := s.startTask(node, "vzclone", itoa(vmid), c.user, func(t *Task) error {
+		defer cl.UnlockGuest(vmid, "disk")
+		if err := s.runCTClone(cl, t, plan); err != nil {
+			if g := cl.Guests[newid]; g != nil && g.Lock() == "create" {
+				cl.RemoveGuest(newid)
+			}
+			return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// planCTClone is clone_vm's walk over the source config: every mount point
+// must be a volume the caller may allocate on; NICs get new MACs; the rest
+// is copied, except unusedN, the template flag and pending changes.
+func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]string, error) {
+	cl := c.cluster
+	if plan.storage != "" && !plan.full {
+		return nil, errorf("parameter 'storage' not allowed for linked clones")
+	}
+	if snap := c.str("snapname"); snap != "" {
+		return nil, errorf("snapshot '%s' does not exist", snap)
+	}
+	shared := true
+	plan.mounts = map[string]mountPoint{}
+	newConf := map[string]string{}
+	for _, opt := range sortedKeys(src.Config) {
+		value := src.Config[opt]
+		switch {
+		case wire.IsUnusedSlot(opt) || opt == "lock" || opt == "template":
+		case isMountKey(opt):
+			mp, err := parseMountPoint(opt, value)
+			if err != nil {
+				return nil, err
+			}
+			if !mp.isVolume() {
+				return nil, errorf("unable to clone mountpoint '%s' (type %s)", opt, mp.kind())
+			}
+			sid, _, _ := strings.Cut(mp.volume(), ":")
+			if plan.storage != "" {
+				sid = plan.storage
+			}
+			st := cl.Storage(sid)
+			if st == nil {
+				return nil, errorf("storage '%s' does not exist", sid)
+			}
+			if !st.Shared {
+				shared = false
+			}
+			if err := c.check("/storage/"+sid, false, "Datastore.AllocateSpace"); err != nil {
+				return nil, err
+			}
+			if plan.full && src.Status == "running" {
+				return nil, errorf("Cannot do full clones on a running container without snapshots")
+			}
+			if !plan.full && !ctLinkedCloneable(cl, mp.volume()) {
+				return nil, errorf("Linked clone feature for '%s' is not available", mp.volume())
+			}
+			plan.mounts[opt] = mp
+		case isCTNetKey(opt):
+			n, msg := lxcConfigMethod().PropertyString(opt, value)
+			if msg != "" {
+				return nil, errorf("%s", strings.TrimSuffix(msg, "\n"))
+			}
+			n["hwaddr"] = s.randomMAC()
+			n["type"] = "veth"
+			newConf[opt] = printCTNet(n)
+			if err := checkBridgeAccess(c, opt, newConf[opt]); err != nil {
+				return nil, err
+			}
+		default:
+			newConf[opt] = value
+		}
+	}
+	if plan.target != "" && !shared {
+		return nil, errorf("can't clone CT to node '%s' (CT uses local storage)", plan.target)
+	}
+	newConf["lock"] = "create"
+	if plan.hostname != "" {
+		newConf["hostname"] = plan.hostname
+	}
+	if plan.descr != "" {
+		newConf["description"] = plan.descr
+	}
+	return newConf, nil
+}
+
+// ctLinkedCloneable is volume_has_feature('clone') for the raw and subvol
+// formats a container volume may have: a base volume on a thin storage.
+func ctLinkedCloneable(cl *Cluster, volid string) bool {
+	st, info, err := parseVolume(cl, volid)
+	if err != nil || !info.isBase {
+		return false
+	}
+	return st.Type == "lvmthin" || st.Type == "zfspool" || st.Type == "rbd"
+}
+
+// runCTClone is the vzclone worker: each mount point's volume is copied
+// (full) or cloned from its base (linked), then the container joins its
+// pool, loses "lock: create" and moves to the target node if one was
+// given.
+func (s *Sim) runCTClone(cl *Cluster, t *Task, plan *ctClonePlan) error {
+	g := cl.Guests[plan.newid]
+	if g == nil || g.Lock() != "create" {
+		return errorf("Lost 'create' config lock, aborting.")
+	}
+	src := cl.Guests[plan.src]
+	if src == nil {
+		return errorf("Configuration file '%s' does not exist", configPath(plan.node, LXC, plan.src))
+	}
+	var made []*Volume
+	for _, opt := range mountKeys(plan.mounts) {
+		mp := mountPoint(copyMap(plan.mounts[opt]))
+		srcVol := cl.Volume(src.Node, mp.volume())
+		if srcVol == nil {
+			freeMade(cl, made)
+			return errorf("volume '%s' does not exist", mp.volume())
+		}
+		var v *Volume
+		var err error
+		if plan.full {
+			t.Log("create full clone of mountpoint %s (%s)", opt, mp.volume())
+			sid, _, _ := strings.Cut(mp.volume(), ":")
+			size := mp.sizeBytes()
+			if size == 0 {
+				size = srcVol.Size
+			}
+			v, err = s.allocCTDisk(cl, src.Node, plan.newid, valueOr(plan.storage, sid), size)
+		} else {
+			t.Log("create linked clone of mount point %s (%s)", opt, mp.volume())
+			v, err = s.allocVolume(cl, allocation{storage: srcVol.Storage, node: src.Node, vmid: plan.newid,
+				format: "raw", size: srcVol.Size, base: srcVol.VolID, content: "rootdir"})
+		}
+		if err != nil {
+			freeMade(cl, made)
+			return err
+		}
+		made = append(made, v)
+		mp["volume"] = v.VolID
+		g.Config[opt] = mp.print(opt)
+	}
+	if plan.pool != "" && cl.Pools[plan.pool] != nil {
+		cl.addPoolMember(plan.pool, plan.newid)
+	}
+	cl.UnlockGuest(plan.newid, "create")
+	if plan.target != "" {
+		g.Node = plan.target
+	}
+	writeCTConfig(g)
+	return nil
+}
+
+func freeMade(cl *Cluster, made []*Volume) {
+	for _, v := range made {
+		cl.RemoveVolume(v.Node, v.VolID)
+	}
+}

@@ -1,0 +1,283 @@
+package pvesim
+
+import (
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// Container destroy, template and migrate (PVE::API2::LXC destroy_vm,
+// template, migrate_vm; PVE::LXC::Migrate).
+
+// ctDestroyChecks are destroy_vm's $early_checks, run before and again
+// inside the task.
+func ctDestroyChecks(g *Guest) error {
+	if g.Config["protection"] == "1" {
+		return errorf("can't remove CT %d - protection mode enabled", g.VMID)
+	}
+	return g.CheckLock()
+}
+
+func (s *Sim) destroyLXC(c *call) (any, error) {
+	g, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctDestroyChecks(g); err != nil {
+		return nil, err
+	}
+	force, purge, unreferenced := c.boolParam("force"), c.boolParam("purge"), c.boolParam("destroy-unreferenced-disks")
+	if !force && g.Status == "running" {
+		return nil, errorf("unable to destroy CT %d - container is running", g.VMID)
+	}
+	node, vmid := g.Node, g.VMID
+	cl := c.cluster
+	t := s.startTask(node, "vzdestroy", itoa(vmid), c.user, func(t *Task) error {
+		g, err := lookupGuest(cl, LXC, node, vmid)
+		if err != nil {
+			return err
+		}
+		if err := ctDestroyChecks(g); err != nil {
+			return err
+		}
+		if g.Status == "running" {
+			if !force {
+				return errorf("unable to destroy CT %d - container is running", vmid)
+			}
+			t.Warn("forced to stop CT %d before destroying!", vmid)
+			ctStop(g)
+		}
+		if err := destroyCT(cl, g, false, unreferenced, t); err != nil {
+			return err
+		}
+		if purge {
+			t.Log("purging CT %d from related configurations..", vmid)
+		}
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// destroyCT is destroy_lxc_container plus remove_vm_access: the volumes
+// of the container's mount points and unusedN that it owns are freed (a
+// bind mount's host path is never touched), with destroy-unreferenced-
+// disks every image it owns.
+func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) error {
+	if !skiplock {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	for _, key := range ctVolumeKeys(g.Config) {
+		volid := g.Config[key]
+		if !wire.IsUnusedSlot(key) {
+			mp, err := parseMountPoint(key, volid)
+			if err != nil || !mp.isVolume() {
+				continue
+			}
+			volid = mp.volume()
+		}
+		if !ctOwnsVolume(cl, g.VMID, volid) || cl.Volume(g.Node, volid) == nil {
+			continue
+		}
+		if err := freeVolume(cl, g.Node, volid); err != nil {
+			t.Warn("Could not remove disk '%s', check manually: %s", volid, asAPIError(err).Error())
+		}
+	}
+	dropGuest(cl, g, unreferenced, t)
+	return nil
+}
+
+// templateLXC is the container's template call. PVE checks under the
+// config lock, forks a vztemplate worker and answers null without its
+// UPID (W9, W17); the simulator runs that worker at once, so the change
+// has happened when the answer arrives. A failure shows only in the
+// task.
+func (s *Sim) templateLXC(c *call) (any, error) {
+	g, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.CheckLock(); err != nil {
+		return nil, err
+	}
+	if g.IsTemplate() {
+		return nil, errorf("you can't convert a template to a template")
+	}
+	if g.Status == "running" {
+		return nil, errorf("you can't convert a CT to template if the CT is running")
+	}
+	cl := c.cluster
+	s.runTaskNow(g.Node, "vztemplate", itoa(g.VMID), c.user, func(*Task) error {
+		if err := ctTemplateCreate(cl, g); err != nil {
+			return err
+		}
+		g.Config["template"] = "1"
+		writeCTConfig(g)
+		return nil
+	})
+	return nil, nil
+}
+
+// ctTemplateCreate is template_create: every mount point needs the
+// storage's template feature (a bind mount has none), then each volume is
+// renamed from "vm-" to "base-" (W17).
+func ctTemplateCreate(cl *Cluster, g *Guest) error {
+	keys := mountKeys(g.Config)
+	mps := map[string]mountPoint{}
+	for _, key := range keys {
+		mp, err := parseMountPoint(key, g.Config[key])
+		if err != nil {
+			return err
+		}
+		st, _, err := parseVolume(cl, mp.volume())
+		if !mp.isVolume() || err != nil || st.Type == "lvm" {
+			return errorf("Template feature is not available for '%s'", mp.volume())
+		}
+		mps[key] = mp
+	}
+	for _, key := range keys {
+		mp := mps[key]
+		base, err := createBase(cl, g.Node, mp.volume())
+		if err != nil {
+			return err
+		}
+		mp["volume"] = base
+		g.Config[key] = mp.print(key)
+	}
+	return nil
+}
+
+func (s *Sim) migrateLXC(c *call) (any, error) {
+	cl := c.cluster
+	node, target := c.str("node"), c.str("target")
+	if target == node {
+		return nil, paramError(map[string]string{"target": "target is local node."})
+	}
+	if cl.Node(target) == nil {
+		return nil, errorf("no such cluster node '%s'", target)
+	}
+	g, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	online, restart := c.boolParam("online"), c.boolParam("restart")
+	if g.Status == "running" && !online && !restart {
+		return nil, errorf("can't migrate running container without --online or --restart")
+	}
+	if _, ok := c.param("target-storage"); ok {
+		return nil, errorf("storage mapping ('target-storage') is not supported by the simulator")
+	}
+	vmid := g.VMID
+	// The task takes "lock: migrate" at once unless another lock is set,
+	// which prepare then reports.
+	lockedBefore := g.Lock() != ""
+	if !lockedBefore {
+		g.Config["lock"] = "migrate"
+	}
+	t := s.startTask(node, "vzmigrate", itoa(vmid), c.user, func(t *Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Type != LXC || g.Node != node {
+			return errorf("Configuration file '%s' does not exist", configPath(node, LXC, vmid))
+		}
+		abort := func(err error) error {
+			if !lockedBefore {
+				cl.UnlockGuest(vmid, "migrate")
+			}
+			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return errorf("migration aborted")
+		}
+		if lockedBefore {
+			return abort(g.CheckLock())
+		}
+		running := g.Status == "running"
+		if running && online {
+			return abort(errorf("lxc live migration is currently not implemented"))
+		}
+		local, err := ctLocalVolumes(cl, g, target)
+		if err != nil {
+			return abort(err)
+		}
+		t.Log("starting migration of CT %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
+		if running {
+			t.Log("shutdown CT %d", vmid)
+			ctStop(g)
+		}
+		moveVolumes(cl, g, local, target, t)
+		g.Node = target
+		cl.UnlockGuest(vmid, "migrate")
+		if running {
+			t.Log("start container on target node")
+			if err := s.ctStart(cl, g, false); err != nil {
+				return errorf("migration problems")
+			}
+		}
+		t.Log("migration finished successfully (duration 00:00:01)")
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// ctLocalVolumes is PVE::LXC::Migrate::prepare's volume scan: a bind or
+// device mount point must be marked shared; every storage must be enabled,
+// take container data and, when it is shared, be available on the target;
+// the volumes on node-local storage are returned, to move with the
+// container under the same volids.
+func ctLocalVolumes(cl *Cluster, g *Guest, target string) ([]string, error) {
+	var local []string
+	for _, key := range ctVolumeKeys(g.Config) {
+		volid := g.Config[key]
+		if !wire.IsUnusedSlot(key) {
+			mp, err := parseMountPoint(key, volid)
+			if err != nil {
+				return nil, err
+			}
+			if !mp.isVolume() {
+				if mp["shared"] == "1" {
+					continue
+				}
+				return nil, errorf("cannot migrate local %s mount point '%s'", mp.kind(), key)
+			}
+			volid = mp.volume()
+		}
+		sid, _, found := strings.Cut(volid, ":")
+		if !found {
+			return nil, errorf("can't determine assigned storage for mount point '%s'", key)
+		}
+		st, err := usableStorage(cl, sid, g.Node)
+		if err != nil {
+			return nil, err
+		}
+		if !st.hasContent("rootdir") {
+			return nil, errorf("content type 'rootdir' is not available on storage '%s'", sid)
+		}
+		if _, err := usableStorage(cl, sid, target); err != nil {
+			return nil, err
+		}
+		if !st.Shared && !containsString(local, volid) {
+			local = append(local, volid)
+		}
+	}
+	return local, nil
+}
+
+// lxcMigratePrecondition is migrate_vm_precondition: whether the
+// container runs and which nodes it may go to.
+func lxcMigratePrecondition(c *call) (any, error) {
+	g, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.CheckLock(); err != nil {
+		return nil, err
+	}
+	allowed := []string{}
+	for _, n := range c.cluster.Nodes {
+		if n.Name != g.Node {
+			allowed = append(allowed, n.Name)
+		}
+	}
+	return map[string]any{
+		"running": boolInt(g.Status == "running"), "allowed-nodes": allowed, "not-allowed-nodes": map[string]any{},
+	}, nil
+}

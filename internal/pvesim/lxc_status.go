@@ -1,0 +1,260 @@
+package pvesim
+
+import (
+	"strings"
+	"time"
+)
+
+// Container status and power (PVE::API2::LXC::Status, PVE::LXC vmstatus).
+// pve-container refuses a start of a running container and a stop,
+// shutdown, reboot or suspend of a stopped one synchronously; the rest is
+// checked inside the task.
+
+// ctStatus is PVE::LXC::vmstatus for one container.
+func (s *Sim) ctStatus(cl *Cluster, g *Guest) map[string]any {
+	cfg := g.Config
+	running := g.Status == "running"
+	maxMem := ctMemoryMiB(cfg) * mib
+	d := map[string]any{
+		"vmid": g.VMID, "type": "lxc", "status": g.Status, "name": ctName(g),
+		"cpus": guestCPUs(cl, g), "disk": 0, "maxdisk": ctRootSize(cfg),
+		"mem": 0, "swap": 0, "maxmem": maxMem, "maxswap": configInt(cfg, "swap", 0) * mib,
+		"uptime": s.guestUptime(g), "cpu": 0, "netin": 0, "netout": 0, "diskread": 0, "diskwrite": 0,
+	}
+	if tags, ok := cfg["tags"]; ok {
+		d["tags"] = tags
+	}
+	if g.IsTemplate() {
+		d["template"] = 1
+	}
+	if lock := g.Lock(); lock != "" {
+		d["lock"] = lock
+	}
+	if running {
+		d["pid"] = guestPID(g)
+		d["mem"] = maxMem / 4
+		d["cpu"] = 0.01
+		d["disk"] = ctRootSize(cfg) / 8
+	}
+	return d
+}
+
+// ctName is vmstatus' name: the hostname without white space, "CT<vmid>"
+// without one.
+func ctName(g *Guest) string {
+	name := strings.Join(strings.Fields(g.Config["hostname"]), "")
+	if name == "" {
+		return "CT" + itoa(g.VMID)
+	}
+	return name
+}
+
+// ctRootSize is the rootfs size= in bytes; 4 GiB without one, as vmstatus
+// assumes.
+func ctRootSize(cfg map[string]string) int64 {
+	if v, ok := cfg["rootfs"]; ok {
+		if mp, err := parseMountPoint("rootfs", v); err == nil && mp.sizeBytes() > 0 {
+			return mp.sizeBytes()
+		}
+	}
+	return 4 * gib
+}
+
+// listLXC is vmlist: the containers whose config lives on the node.
+func (s *Sim) listLXC(c *call) (any, error) {
+	node := c.str("node")
+	out := []map[string]any{}
+	for _, g := range c.cluster.sortedGuests() {
+		if g.Type != LXC || g.Node != node || !c.can("/vms/"+itoa(g.VMID), false, "VM.Audit") {
+			continue
+		}
+		out = append(out, s.ctStatus(c.cluster, g))
+	}
+	return out, nil
+}
+
+func (s *Sim) lxcStatusCurrent(c *call) (any, error) {
+	g, err := loadGuest(c, LXC)
+	if err != nil {
+		return nil, err
+	}
+	st := s.ctStatus(c.cluster, g)
+	st["ha"] = map[string]any{"managed": 0}
+	return st, nil
+}
+
+// ctRunningOn is check_running on the node the request went to: a missing
+// container is simply not running.
+func ctRunningOn(c *call) bool {
+	g := c.cluster.Guests[c.intParam("vmid", 0)]
+	return g != nil && g.Type == LXC && g.Node == c.str("node") && g.Status == "running"
+}
+
+func (s *Sim) startLXC(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	if ctRunningOn(c) {
+		return nil, errorf("CT %d already running", vmid)
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzstart", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupGuest(cl, LXC, node, vmid)
+		if err != nil {
+			return err
+		}
+		return s.ctStart(cl, g, skiplock)
+	})
+	return t.UPID, nil
+}
+
+// ctStart is the vzstart worker: a template never starts, a config lock
+// (other than "mounted") refuses, quotas need a privileged container, the
+// pending changes are applied and the volumes must be there.
+func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
+	if g.IsTemplate() {
+		return errorf("you can't start a CT if it's a template")
+	}
+	if !skiplock && g.Lock() != "mounted" {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	if g.Status == "running" {
+		return errorf("CT %d already running", g.VMID)
+	}
+	if g.Config["unprivileged"] == "1" {
+		for _, k := range mountKeys(g.Config) {
+			if mp, err := parseMountPoint(k, g.Config[k]); err == nil && mp["quota"] == "1" {
+				return errorf("Quotas are not supported by unprivileged containers.")
+			}
+		}
+	}
+	if len(g.Pending) > 0 {
+		job := &ctJob{s: s, cl: cl, g: g}
+		job.applyPending(nil, map[string]string{})
+		job.commit()
+		writeCTConfig(g)
+	}
+	for _, k := range mountKeys(g.Config) {
+		mp, err := parseMountPoint(k, g.Config[k])
+		if err != nil || !mp.isVolume() {
+			continue
+		}
+		if cl.Volume(g.Node, mp.volume()) == nil {
+			return errorf("volume '%s' does not exist", mp.volume())
+		}
+	}
+	g.Status, g.Started, g.Checkpointed = "running", s.now(), false
+	return nil
+}
+
+func (s *Sim) stopLXC(c *call) (any, error) {
+	if err := rootOnly(c, "skiplock"); err != nil {
+		return nil, err
+	}
+	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	if !ctRunningOn(c) {
+		return nil, errorf("CT %d not running", vmid)
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzstop", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupGuest(cl, LXC, node, vmid)
+		if err != nil {
+			return err
+		}
+		if !skiplock && g.Lock() != "mounted" {
+			if err := g.CheckLock(); err != nil {
+				return err
+			}
+		}
+		ctStop(g)
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// ctStop stops a container. Unlike a VM, pending changes wait for the
+// next start.
+func ctStop(g *Guest) {
+	g.Status, g.Started = "stopped", time.Time{}
+}
+
+func (s *Sim) shutdownLXC(c *call) (any, error) {
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	if !ctRunningOn(c) {
+		return nil, errorf("CT %d not running", vmid)
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzshutdown", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupGuest(cl, LXC, node, vmid)
+		if err != nil {
+			return err
+		}
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+		ctStop(g)
+		return nil
+	})
+	return t.UPID, nil
+}
+
+func (s *Sim) rebootLXC(c *call) (any, error) {
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	if !ctRunningOn(c) {
+		return nil, errorf("VM %d not running", vmid) // sic: pve-container says VM here
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzreboot", itoa(vmid), c.user, func(*Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Type != LXC || g.Node != node || g.Status != "running" {
+			return nil
+		}
+		// vm_reboot: shut down, then start again, which applies pending
+		// changes.
+		ctStop(g)
+		return s.ctStart(cl, g, true)
+	})
+	return t.UPID, nil
+}
+
+func (s *Sim) suspendLXC(c *call) (any, error) {
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	if !ctRunningOn(c) {
+		return nil, errorf("CT %d not running", vmid)
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzsuspend", itoa(vmid), c.user, func(*Task) error {
+		g, err := lookupGuest(cl, LXC, node, vmid)
+		if err != nil {
+			return err
+		}
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+		// lxc-checkpoint -s dumps the state and stops the container.
+		ctStop(g)
+		g.Checkpointed = true
+		return nil
+	})
+	return t.UPID, nil
+}
+
+func (s *Sim) resumeLXC(c *call) (any, error) {
+	node, vmid := c.str("node"), c.intParam("vmid", 0)
+	if ctRunningOn(c) {
+		return nil, errorf("CT %d already running", vmid)
+	}
+	cl := c.cluster
+	t := s.startTask(node, "vzresume", itoa(vmid), c.user, func(*Task) error {
+		g := cl.Guests[vmid]
+		if g == nil || g.Type != LXC || g.Node != node || !g.Checkpointed {
+			return errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", vmid)
+		}
+		g.Status, g.Started, g.Checkpointed = "running", s.now(), false
+		return nil
+	})
+	return t.UPID, nil
+}
