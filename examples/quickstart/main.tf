@@ -48,6 +48,23 @@ resource "pve_vm" "quickstart" {
   }
 }
 
+# A container from the Debian template every node carries, also stopped.
+resource "pve_container" "quickstart" {
+  node        = data.pve_nodes.all.online[0]
+  hostname    = "quickstart-ct"
+  pool        = pve_pool.quickstart.poolid
+  tags        = ["quickstart"]
+  started     = false
+  os_template = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
+
+  memory    = { size = 512, swap = 0 }
+  root_disk = { storage = "local-lvm", size = 4 }
+
+  network = {
+    net0 = { name = "eth0", bridge = "vmbr0", ipv4 = { address = "dhcp" } }
+  }
+}
+
 output "pve_version" {
   value = data.pve_version.current.version
 }
@@ -65,5 +82,12 @@ output "vm" {
     vmid   = pve_vm.quickstart.vmid
     node   = pve_vm.quickstart.node
     volume = pve_vm.quickstart.disks["scsi0"].volume
+  }
+}
+
+output "container" {
+  value = {
+    vmid   = pve_container.quickstart.vmid
+    volume = pve_container.quickstart.root_disk.volume
   }
 }

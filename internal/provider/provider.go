@@ -13,8 +13,10 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
+	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
+	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 )
 
 // RegistryAddress is where the provider is published.
@@ -94,6 +96,10 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		pool.NewPoolResource,
 		qemu.NewVMResource,
+		lxc.NewContainerResource,
+		storage.NewISOResource,
+		storage.NewOSTemplateResource,
+		storage.NewDiskImageResource,
 	}
 }
 
@@ -103,6 +109,9 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		cluster.NewNodesDataSource,
 		qemu.NewVMDataSource,
 		qemu.NewVMsDataSource,
+		lxc.NewContainerDataSource,
+		lxc.NewContainersDataSource,
+		storage.NewStoragesDataSource,
 	}
 }
 

@@ -26,8 +26,8 @@ type rawResponse struct {
 	body       []byte
 }
 
-// roundTrip sends one API request through the retry policy and returns the
-// answer, whatever its status. It fails only when there is no answer.
+// roundTrip builds one API request from form parameters (a body for POST
+// and PUT, the query otherwise) and sends it.
 func (c *Client) roundTrip(ctx context.Context, method, path string, params url.Values, creds credentials) (*rawResponse, error) {
 	target := c.apiRoot + path
 	var body []byte
@@ -61,7 +61,12 @@ func (c *Client) roundTrip(ctx context.Context, method, path string, params url.
 		req.Header.Set("Content-Type", contentType)
 	}
 	creds.apply(req.Request, method)
+	return c.send(req, method, path)
+}
 
+// send runs a prepared request through the retry policy and returns the
+// answer, whatever its status. It fails only when there is no answer.
+func (c *Client) send(req *retryablehttp.Request, method, path string) (*rawResponse, error) {
 	// The body is read inside the retry loop, so a GET whose body breaks
 	// off is retried like a GET that failed outright.
 	var captured *rawResponse

@@ -72,6 +72,12 @@ type Volume struct {
 	// Base is the volid of the base volume a linked clone is backed by,
 	// empty for an independent volume.
 	Base string
+	// Digests are a file's checksums by algorithm (md5, sha1, sha224,
+	// sha256, sha384, sha512, lowercase hex), known for files that came
+	// through upload or download-url. Data holds the bytes themselves when
+	// they are small; larger files keep only their size and digests.
+	Digests map[string]string
+	Data    []byte
 }
 
 // Guest is a VM or container. Config holds the keys of its config file, so

@@ -136,6 +136,11 @@ func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method,
 	}
 	rec.User = user.String()
 
+	// Uploads stream to a temporary file: neither the form size limit nor
+	// the form content types apply to them (storage_upload.go).
+	if r.ContentLength > 0 && rt != nil && isUpload(r.Method, m) {
+		return s.receiveUpload(r, rel, m, rt, vars, user, cr.apiToken != "", rec)
+	}
 	if r.ContentLength > 0 {
 		if r.Method != http.MethodPut && r.Method != http.MethodPost {
 			return bareReply(http.StatusNotImplemented, fmt.Sprintf("Unexpected content for method '%s'", r.Method))

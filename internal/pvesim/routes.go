@@ -113,6 +113,7 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeRoutes()
 	s.registerPoolRoutes()
 	s.registerStorageRoutes()
+	s.registerStorageContentRoutes()
 	s.registerTaskRoutes()
 	s.registerQemuRoutes()
 	s.registerLXCRoutes()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -114,28 +115,20 @@ const (
 func (m *vmModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pveapi.GuestStatus) error {
 	m.ID = types.StringValue(strconv.Itoa(vmid))
 	m.VMID = types.Int64Value(int64(vmid))
-	m.Name = optString(config, keyName)
-	m.Description = descriptionFromAPI(config, m.Description)
-	m.OnBoot = optBool(config, keyOnBoot)
-	m.Protection = optBool(config, keyProtection)
-	m.BIOS = optString(config, keyBIOS)
-	m.Machine = optString(config, keyMachine)
-	m.OSType = optString(config, keyOSType)
-	m.SCSIHardware = optString(config, keySCSIHW)
+	m.Name = guestops.OptString(config, keyName)
+	m.Description = guestops.DescriptionFromAPI(config, m.Description)
+	m.OnBoot = guestops.OptBool(config, keyOnBoot)
+	m.Protection = guestops.OptBool(config, keyProtection)
+	m.BIOS = guestops.OptString(config, keyBIOS)
+	m.Machine = guestops.OptString(config, keyMachine)
+	m.OSType = guestops.OptString(config, keyOSType)
+	m.SCSIHardware = guestops.OptString(config, keySCSIHW)
 
-	if raw, ok := config[keyTags]; ok {
-		tags, err := wire.ParseTags(raw)
-		if err != nil {
-			return fmt.Errorf("tags %q: %w", raw, err)
-		}
-		if len(tags) == 0 {
-			m.Tags = fwutil.TagSetNull()
-		} else {
-			m.Tags = fwutil.TagSetOf(tags)
-		}
-	} else {
-		m.Tags = fwutil.TagSetNull()
+	tags, err := guestops.TagsFromAPI(config)
+	if err != nil {
+		return err
 	}
+	m.Tags = tags
 
 	bootOrder, err := bootOrderFromAPI(config)
 	if err != nil {
@@ -176,17 +169,6 @@ func (m *vmModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pveapi.Gu
 	return nil
 }
 
-// descriptionFromAPI reads the description verbatim (W20). PVE drops
-// trailing whitespace when it stores one, so a prior value that differs
-// only by that (a heredoc's final newline) is kept as written.
-func descriptionFromAPI(config pveapi.GuestConfig, prior types.String) types.String {
-	stored := optString(config, keyDescription)
-	if known(stored) && known(prior) && strings.TrimRight(prior.ValueString(), " \t\r\n") == stored.ValueString() {
-		return prior
-	}
-	return stored
-}
-
 func bootOrderFromAPI(config pveapi.GuestConfig) (types.List, error) {
 	raw, ok := config[keyBoot]
 	if !ok {
@@ -208,13 +190,13 @@ func cpuFromAPI(config pveapi.GuestConfig) (*cpuModel, error) {
 	var cpu cpuModel
 	var err error
 	present := false
-	if cpu.Cores, present, err = optInt(config, keyCores, present); err != nil {
+	if cpu.Cores, present, err = guestops.OptInt(config, keyCores, present); err != nil {
 		return nil, err
 	}
-	if cpu.Sockets, present, err = optInt(config, keySockets, present); err != nil {
+	if cpu.Sockets, present, err = guestops.OptInt(config, keySockets, present); err != nil {
 		return nil, err
 	}
-	if cpu.Units, present, err = optInt(config, keyCPUUnits, present); err != nil {
+	if cpu.Units, present, err = guestops.OptInt(config, keyCPUUnits, present); err != nil {
 		return nil, err
 	}
 	cpu.Type = types.StringNull()
@@ -237,7 +219,7 @@ func cpuFromAPI(config pveapi.GuestConfig) (*cpuModel, error) {
 		}
 		cpu.Limit = types.Float64Value(limit)
 	}
-	cpu.NUMA = optBool(config, keyNUMA)
+	cpu.NUMA = guestops.OptBool(config, keyNUMA)
 	if !cpu.NUMA.IsNull() {
 		present = true
 	}
@@ -259,7 +241,7 @@ func memoryFromAPI(config pveapi.GuestConfig) (*memoryModel, error) {
 		present = true
 	}
 	var err error
-	if mem.Balloon, present, err = optInt(config, keyBalloon, present); err != nil {
+	if mem.Balloon, present, err = guestops.OptInt(config, keyBalloon, present); err != nil {
 		return nil, err
 	}
 	if !present {
@@ -285,7 +267,7 @@ func agentFromAPI(config pveapi.GuestConfig) (*agentModel, error) {
 		}
 		agent.Enabled = types.BoolValue(on)
 	}
-	if agent.Trim, err = propBool(props, agentTrimKey); err != nil {
+	if agent.Trim, err = guestops.PropBool(props, agentTrimKey); err != nil {
 		return nil, fmt.Errorf("agent %q: %w", raw, err)
 	}
 	if v, ok := props[agentTypeKey]; ok {
@@ -301,22 +283,22 @@ func agentFromAPI(config pveapi.GuestConfig) (*agentModel, error) {
 // power is a separate action.
 func (m *vmModel) toCreate() (url.Values, error) {
 	form := url.Values{}
-	setString(form, keyName, m.Name)
-	setString(form, keyDescription, m.Description)
-	setString(form, keyBIOS, m.BIOS)
-	setString(form, keyMachine, m.Machine)
-	setString(form, keyOSType, m.OSType)
-	setString(form, keySCSIHW, m.SCSIHardware)
-	setString(form, keyPool, m.Pool)
-	setBool(form, keyOnBoot, m.OnBoot)
-	setBool(form, keyProtection, m.Protection)
+	guestops.SetFormString(form, keyName, m.Name)
+	guestops.SetFormString(form, keyDescription, m.Description)
+	guestops.SetFormString(form, keyBIOS, m.BIOS)
+	guestops.SetFormString(form, keyMachine, m.Machine)
+	guestops.SetFormString(form, keyOSType, m.OSType)
+	guestops.SetFormString(form, keySCSIHW, m.SCSIHardware)
+	guestops.SetFormString(form, keyPool, m.Pool)
+	guestops.SetFormBool(form, keyOnBoot, m.OnBoot)
+	guestops.SetFormBool(form, keyProtection, m.Protection)
 
-	tags, err := m.Tags.Normalized()
+	tags, err := guestops.WantedTags(m.Tags)
 	if err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
+		return nil, err
 	}
-	if len(tags) > 0 {
-		form.Set(keyTags, wire.FormatTags(tags))
+	if tags != nil {
+		form.Set(keyTags, *tags)
 	}
 	if order := listStrings(m.BootOrder); len(order) > 0 {
 		form.Set(keyBoot, bootValue(order))
@@ -360,12 +342,12 @@ func (m *vmModel) scalarKeys(live pveapi.GuestConfig) map[string]*string {
 	if cpu == nil {
 		cpu = &cpuModel{}
 	}
-	out[keyCores] = intPtr(cpu.Cores)
-	out[keySockets] = intPtr(cpu.Sockets)
-	out[keyCPUUnits] = intPtr(cpu.Units)
-	out[keyNUMA] = boolPtr(cpu.NUMA)
+	out[keyCores] = guestops.WantedInt(cpu.Cores)
+	out[keySockets] = guestops.WantedInt(cpu.Sockets)
+	out[keyCPUUnits] = guestops.WantedInt(cpu.Units)
+	out[keyNUMA] = guestops.WantedBool(cpu.NUMA)
 	out[keyCPULimit] = nil
-	if known(cpu.Limit) {
+	if guestops.Known(cpu.Limit) {
 		s := strconv.FormatFloat(cpu.Limit.ValueFloat64(), 'f', -1, 64)
 		out[keyCPULimit] = &s
 	}
@@ -376,11 +358,11 @@ func (m *vmModel) scalarKeys(live pveapi.GuestConfig) map[string]*string {
 		mem = &memoryModel{}
 	}
 	out[keyMemory] = nil
-	if known(mem.Size) {
+	if guestops.Known(mem.Size) {
 		s := wire.FormatMemoryMiB(mem.Size.ValueInt64())
 		out[keyMemory] = &s
 	}
-	out[keyBalloon] = intPtr(mem.Balloon)
+	out[keyBalloon] = guestops.WantedInt(mem.Balloon)
 	out[keyAgent] = agentValue(m.Agent, live[keyAgent])
 	return out
 }
@@ -395,7 +377,7 @@ func cpuValue(want types.String, live string) *string {
 		}
 	}
 	delete(props, cpuTypeKey)
-	if known(want) {
+	if guestops.Known(want) {
 		props[cpuTypeKey] = want.ValueString()
 	}
 	if len(props) == 0 {
@@ -418,8 +400,8 @@ func agentValue(a *agentModel, live string) *string {
 		}
 	}
 	props[agentOnKey] = wire.Bool(a.Enabled.ValueBool())
-	setPropBool(props, agentTrimKey, a.Trim)
-	setPropString(props, agentTypeKey, a.Type)
+	guestops.SetPropBool(props, agentTrimKey, a.Trim)
+	guestops.SetPropString(props, agentTypeKey, a.Type)
 	s := wire.FormatPropertyString(props, agentOnKey)
 	return &s
 }
@@ -430,125 +412,6 @@ func bootValue(order []string) string {
 
 // vmid returns the VMID as int.
 func (m *vmModel) vmid() int { return int(m.VMID.ValueInt64()) }
-
-func known[T interface {
-	IsNull() bool
-	IsUnknown() bool
-}](v T) bool {
-	return !v.IsNull() && !v.IsUnknown()
-}
-
-func optString(config pveapi.GuestConfig, key string) types.String {
-	if v, ok := config[key]; ok {
-		return types.StringValue(v)
-	}
-	return types.StringNull()
-}
-
-func optBool(config pveapi.GuestConfig, key string) types.Bool {
-	v, ok := config[key]
-	if !ok {
-		return types.BoolNull()
-	}
-	b, _ := pveapi.ParseBool(v)
-	return types.BoolValue(b)
-}
-
-// optInt reads an integer key; present becomes true when the key is there.
-func optInt(config pveapi.GuestConfig, key string, present bool) (types.Int64, bool, error) {
-	v, ok := config[key]
-	if !ok {
-		return types.Int64Null(), present, nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return types.Int64Null(), present, fmt.Errorf("%s %q: not an integer", key, v)
-	}
-	return types.Int64Value(n), true, nil
-}
-
-func propBool(props map[string]string, key string) (types.Bool, error) {
-	v, ok := props[key]
-	if !ok {
-		return types.BoolNull(), nil
-	}
-	b, err := wire.ParsePropertyBool(v)
-	if err != nil {
-		return types.BoolNull(), fmt.Errorf("%s: %w", key, err)
-	}
-	return types.BoolValue(b), nil
-}
-
-func propString(props map[string]string, key string) types.String {
-	if v, ok := props[key]; ok {
-		return types.StringValue(v)
-	}
-	return types.StringNull()
-}
-
-func propInt(props map[string]string, key string) (types.Int64, error) {
-	v, ok := props[key]
-	if !ok {
-		return types.Int64Null(), nil
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil {
-		return types.Int64Null(), fmt.Errorf("%s %q: not an integer", key, v)
-	}
-	return types.Int64Value(n), nil
-}
-
-func setPropBool(props map[string]string, key string, v types.Bool) {
-	if known(v) {
-		props[key] = wire.Bool(v.ValueBool())
-	} else {
-		delete(props, key)
-	}
-}
-
-func setPropString(props map[string]string, key string, v types.String) {
-	if known(v) {
-		props[key] = v.ValueString()
-	} else {
-		delete(props, key)
-	}
-}
-
-func setPropInt(props map[string]string, key string, v types.Int64) {
-	if known(v) {
-		props[key] = strconv.FormatInt(v.ValueInt64(), 10)
-	} else {
-		delete(props, key)
-	}
-}
-
-func setString(form url.Values, key string, v types.String) {
-	if known(v) {
-		form.Set(key, v.ValueString())
-	}
-}
-
-func setBool(form url.Values, key string, v types.Bool) {
-	if known(v) {
-		form.Set(key, wire.Bool(v.ValueBool()))
-	}
-}
-
-func intPtr(v types.Int64) *string {
-	if !known(v) {
-		return nil
-	}
-	s := strconv.FormatInt(v.ValueInt64(), 10)
-	return &s
-}
-
-func boolPtr(v types.Bool) *string {
-	if !known(v) {
-		return nil
-	}
-	s := wire.Bool(v.ValueBool())
-	return &s
-}
 
 func stringList(items []string) types.List {
 	elems := make([]attr.Value, 0, len(items))
@@ -561,12 +424,12 @@ func stringList(items []string) types.List {
 }
 
 func listStrings(l types.List) []string {
-	if !known(l) {
+	if !guestops.Known(l) {
 		return nil
 	}
 	out := make([]string, 0, len(l.Elements()))
 	for _, e := range l.Elements() {
-		if s, ok := e.(types.String); ok && known(s) {
+		if s, ok := e.(types.String); ok && guestops.Known(s) {
 			out = append(out, s.ValueString())
 		}
 	}

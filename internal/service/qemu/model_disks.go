@@ -9,6 +9,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -25,6 +26,11 @@ type diskModel struct {
 	Cache      types.String     `tfsdk:"cache"`
 	AIO        types.String     `tfsdk:"aio"`
 	ImportFrom types.String     `tfsdk:"import_from"`
+}
+
+// volume is what the data-loss guard looks at.
+func (d diskModel) volume() guestops.Volume {
+	return guestops.Volume{Storage: d.Storage, Size: d.Size, ID: d.Volume}
 }
 
 // cdromModel is one CD-ROM drive of `cdroms`, keyed by its slot.
@@ -135,8 +141,8 @@ func diskFromDrive(drive wire.Drive) (diskModel, error) {
 		Storage: types.StringValue(drive.Storage),
 		Volume:  types.StringValue(drive.VolumeID()),
 		Size:    fwutil.SizeNull(),
-		Cache:   propString(opts, optCache),
-		AIO:     propString(opts, optAIO),
+		Cache:   guestops.PropString(opts, optCache),
+		AIO:     guestops.PropString(opts, optAIO),
 		Discard: types.BoolNull(),
 	}
 	if raw, ok := opts[optSize]; ok {
@@ -154,7 +160,7 @@ func diskFromDrive(drive wire.Drive) (diskModel, error) {
 		key    string
 		target *types.Bool
 	}{{optSSD, &disk.SSD}, {optIOThread, &disk.IOThread}, {optBackup, &disk.Backup}, {optReplicate, &disk.Replicate}} {
-		if *b.target, err = propBool(opts, b.key); err != nil {
+		if *b.target, err = guestops.PropBool(opts, b.key); err != nil {
 			return diskModel{}, err
 		}
 	}
@@ -164,7 +170,7 @@ func diskFromDrive(drive wire.Drive) (diskModel, error) {
 // applyOptions writes the options d declares into opts and removes the ones
 // it leaves out, so that removing an attribute returns it to PVE's default.
 func (d diskModel) applyOptions(opts map[string]string) {
-	if known(d.Discard) {
+	if guestops.Known(d.Discard) {
 		opts[optDiscard] = "ignore"
 		if d.Discard.ValueBool() {
 			opts[optDiscard] = "on"
@@ -172,12 +178,12 @@ func (d diskModel) applyOptions(opts map[string]string) {
 	} else {
 		delete(opts, optDiscard)
 	}
-	setPropBool(opts, optSSD, d.SSD)
-	setPropBool(opts, optIOThread, d.IOThread)
-	setPropBool(opts, optBackup, d.Backup)
-	setPropBool(opts, optReplicate, d.Replicate)
-	setPropString(opts, optCache, d.Cache)
-	setPropString(opts, optAIO, d.AIO)
+	guestops.SetPropBool(opts, optSSD, d.SSD)
+	guestops.SetPropBool(opts, optIOThread, d.IOThread)
+	guestops.SetPropBool(opts, optBackup, d.Backup)
+	guestops.SetPropBool(opts, optReplicate, d.Replicate)
+	guestops.SetPropString(opts, optCache, d.Cache)
+	guestops.SetPropString(opts, optAIO, d.AIO)
 }
 
 // createForm is the value that allocates this disk in an empty slot (W21):
@@ -185,7 +191,7 @@ func (d diskModel) applyOptions(opts map[string]string) {
 // seeded from an image (W25), which is grown to size afterwards.
 func (d diskModel) createForm() (string, error) {
 	drive := wire.Drive{Storage: d.Storage.ValueString(), Options: map[string]string{}}
-	if known(d.ImportFrom) {
+	if guestops.Known(d.ImportFrom) {
 		drive.Options[optImportFrom] = d.ImportFrom.ValueString()
 	} else {
 		bytes, ok := d.Size.Bytes()
@@ -258,14 +264,4 @@ func sameDrive(a, b string) bool {
 		return a == b
 	}
 	return da.FileValue() == db.FileValue() && maps.Equal(da.Options, db.Options)
-}
-
-// driveSizeBytes is the size= option of a live drive.
-func driveSizeBytes(drive wire.Drive) (int64, bool) {
-	raw, ok := drive.Options[optSize]
-	if !ok {
-		return 0, false
-	}
-	bytes, err := wire.ParseSize(raw)
-	return bytes, err == nil
 }

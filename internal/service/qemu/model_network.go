@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -118,28 +119,28 @@ func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[s
 		nic := nicModel{
 			Model:      types.StringValue(p.model),
 			MACAddress: types.StringNull(),
-			Bridge:     propString(p.props, nicBridgeKey),
+			Bridge:     guestops.PropString(p.props, nicBridgeKey),
 			Rate:       types.Float64Null(),
 		}
 		if p.mac != "" {
 			nic.MACAddress = types.StringValue(p.mac)
-			if old, ok := prior[slot]; ok && known(old.MACAddress) && strings.EqualFold(old.MACAddress.ValueString(), p.mac) {
+			if old, ok := prior[slot]; ok && guestops.Known(old.MACAddress) && strings.EqualFold(old.MACAddress.ValueString(), p.mac) {
 				nic.MACAddress = old.MACAddress
 			}
 		}
-		if nic.VLANTag, err = propInt(p.props, nicTagKey); err != nil {
+		if nic.VLANTag, err = guestops.PropInt(p.props, nicTagKey); err != nil {
 			return nil, fmt.Errorf("%s: %w", slot, err)
 		}
-		if nic.MTU, err = propInt(p.props, nicMTUKey); err != nil {
+		if nic.MTU, err = guestops.PropInt(p.props, nicMTUKey); err != nil {
 			return nil, fmt.Errorf("%s: %w", slot, err)
 		}
-		if nic.Queues, err = propInt(p.props, nicQueuesKey); err != nil {
+		if nic.Queues, err = guestops.PropInt(p.props, nicQueuesKey); err != nil {
 			return nil, fmt.Errorf("%s: %w", slot, err)
 		}
-		if nic.Firewall, err = propBool(p.props, nicFirewallKey); err != nil {
+		if nic.Firewall, err = guestops.PropBool(p.props, nicFirewallKey); err != nil {
 			return nil, fmt.Errorf("%s: %w", slot, err)
 		}
-		if nic.LinkDown, err = propBool(p.props, nicLinkDownKey); err != nil {
+		if nic.LinkDown, err = guestops.PropBool(p.props, nicLinkDownKey); err != nil {
 			return nil, fmt.Errorf("%s: %w", slot, err)
 		}
 		if raw, ok := p.props[nicRateKey]; ok {
@@ -168,22 +169,22 @@ func (n nicModel) value(live *parsedNIC) (string, error) {
 		props = maps.Clone(live.props)
 		mac = live.mac
 	}
-	if known(n.MACAddress) {
+	if guestops.Known(n.MACAddress) {
 		mac = n.MACAddress.ValueString()
 	}
-	setPropString(props, nicBridgeKey, n.Bridge)
-	setPropInt(props, nicTagKey, n.VLANTag)
-	setPropBool(props, nicFirewallKey, n.Firewall)
-	setPropBool(props, nicLinkDownKey, n.LinkDown)
-	setPropInt(props, nicMTUKey, n.MTU)
-	setPropInt(props, nicQueuesKey, n.Queues)
-	if known(n.Rate) {
+	guestops.SetPropString(props, nicBridgeKey, n.Bridge)
+	guestops.SetPropInt(props, nicTagKey, n.VLANTag)
+	guestops.SetPropBool(props, nicFirewallKey, n.Firewall)
+	guestops.SetPropBool(props, nicLinkDownKey, n.LinkDown)
+	guestops.SetPropInt(props, nicMTUKey, n.MTU)
+	guestops.SetPropInt(props, nicQueuesKey, n.Queues)
+	if guestops.Known(n.Rate) {
 		props[nicRateKey] = strconv.FormatFloat(n.Rate.ValueFloat64(), 'f', -1, 64)
 	} else {
 		delete(props, nicRateKey)
 	}
 	model := defaultNICModel
-	if known(n.Model) {
+	if guestops.Known(n.Model) {
 		model = n.Model.ValueString()
 	}
 	if err := wire.ValidatePropertyMap(props); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -536,10 +537,10 @@ func TestDiskFollowUpsW22W23(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resizes) != 1 || resizes[0] != (diskResize{slot: "scsi0", size: "40G"}) {
+	if len(resizes) != 1 || resizes[0] != (guestops.Resize{Slot: "scsi0", Size: "40G"}) {
 		t.Errorf("resizes %v", resizes)
 	}
-	if len(moves) != 1 || moves[0] != (diskMove{slot: "virtio0", storage: "shared-nfs"}) {
+	if len(moves) != 1 || moves[0] != (guestops.Move{Slot: "virtio0", Storage: "shared-nfs"}) {
 		t.Errorf("moves %v", moves)
 	}
 
@@ -561,44 +562,8 @@ func TestImportedDiskGrowsToSizeW25(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resizes) != 1 || resizes[0].size != "32G" {
+	if len(resizes) != 1 || resizes[0].Size != "32G" {
 		t.Errorf("resizes %v", resizes)
-	}
-}
-
-func TestUnusedSlotsHoldingW24(t *testing.T) {
-	t.Parallel()
-	config := pveapi.GuestConfig{
-		"unused0": "local-lvm:vm-120-disk-2",
-		"unused1": "local-lvm:vm-120-disk-1",
-		"scsi0":   "local-lvm:vm-120-disk-0,size=32G",
-	}
-	got := unusedSlotsHolding(config, map[string]string{"virtio0": "local-lvm:vm-120-disk-1"})
-	if !slices.Equal(got, []string{"unused1"}) {
-		t.Errorf("unused slots %v", got)
-	}
-}
-
-func TestPendingKeys(t *testing.T) {
-	t.Parallel()
-	entries := []pveapi.PendingEntry{
-		{Key: "memory", Value: "2048", HasValue: true, Pending: "4096", HasPending: true},
-		{Key: "name", Value: "web", HasValue: true},
-		{Key: "balloon", Value: "1024", HasValue: true, Delete: 1},
-	}
-	if got := pendingKeys(entries); !slices.Equal(got, []string{"balloon", "memory"}) {
-		t.Errorf("pending %v", got)
-	}
-}
-
-func TestLocalDisks(t *testing.T) {
-	t.Parallel()
-	shared := map[string]bool{"shared-nfs": true}
-	if localDisks(pveapi.GuestConfig{"scsi0": "shared-nfs:120/vm-120-disk-0.qcow2,size=8G", "ide2": "local:iso/x.iso,media=cdrom"}, shared) {
-		t.Error("disks on shared storage and CD-ROMs are not local disks")
-	}
-	if !localDisks(pveapi.GuestConfig{"scsi0": "local-lvm:vm-120-disk-0,size=8G"}, shared) {
-		t.Error("a disk on local-lvm is local")
 	}
 }
 
@@ -618,7 +583,7 @@ func TestCheckConfigBusRulesW26(t *testing.T) {
 	issues := checkConfig(m)
 	var got []string
 	for _, i := range issues {
-		got = append(got, i.path.String()+": "+i.summary)
+		got = append(got, i.Path.String()+": "+i.Summary)
 	}
 	want := []string{
 		`cdroms["ide0"]: Slot Used Twice`,
@@ -633,8 +598,8 @@ func TestCheckConfigBusRulesW26(t *testing.T) {
 		t.Errorf("issues:\n got %q\nwant %q", got, want)
 	}
 	for _, i := range issues {
-		if i.path.String() == `disks["virtio0"].ssd` && !strings.Contains(i.detail, "virtio") {
-			t.Errorf("the ssd error must name the bus: %s", i.detail)
+		if i.Path.String() == `disks["virtio0"].ssd` && !strings.Contains(i.Detail, "virtio") {
+			t.Errorf("the ssd error must name the bus: %s", i.Detail)
 		}
 	}
 }
@@ -693,36 +658,18 @@ func TestCheckPlanDataLossGuard(t *testing.T) {
 	}
 }
 
-func assertIssue(t *testing.T, issues []planIssue, p, summary, detailPart string, warning bool) {
+func assertIssue(t *testing.T, issues []guestops.Issue, p, summary, detailPart string, warning bool) {
 	t.Helper()
 	for _, i := range issues {
-		if i.path.String() == p && i.summary == summary {
-			if i.warning != warning {
-				t.Errorf("%s: warning=%v, want %v", p, i.warning, warning)
+		if i.Path.String() == p && i.Summary == summary {
+			if i.Warning != warning {
+				t.Errorf("%s: warning=%v, want %v", p, i.Warning, warning)
 			}
-			if !strings.Contains(i.detail, detailPart) {
-				t.Errorf("%s: detail %q lacks %q", p, i.detail, detailPart)
+			if !strings.Contains(i.Detail, detailPart) {
+				t.Errorf("%s: detail %q lacks %q", p, i.Detail, detailPart)
 			}
 			return
 		}
 	}
 	t.Errorf("no %q at %s in %v", summary, p, issues)
-}
-
-func TestParseImportID(t *testing.T) {
-	t.Parallel()
-	for id, want := range map[string]struct {
-		node string
-		vmid int
-	}{"120": {"", 120}, "pve1/120": {"pve1", 120}} {
-		node, vmid, err := parseImportID(id)
-		if err != nil || node != want.node || vmid != want.vmid {
-			t.Errorf("%q: %q %d %v", id, node, vmid, err)
-		}
-	}
-	for _, bad := range []string{"", "abc", "99", "pve1/", "/120", "pve1/0120", "a/b/120", "pve_1/120"} {
-		if _, _, err := parseImportID(bad); err == nil {
-			t.Errorf("%q must be refused", bad)
-		}
-	}
 }

@@ -4,13 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
-	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -38,35 +34,23 @@ func toUpdate(state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, err
 	u := &configUpdate{delta: &wire.ConfigDelta{}, detached: map[string]string{}}
 
 	wanted := map[string]*string{
-		keyName:        strPtr(plan.Name),
-		keyDescription: strPtr(plan.Description),
-		keyBIOS:        strPtr(plan.BIOS),
-		keyMachine:     strPtr(plan.Machine),
-		keyOSType:      strPtr(plan.OSType),
-		keySCSIHW:      strPtr(plan.SCSIHardware),
-		keyOnBoot:      boolPtr(plan.OnBoot),
-		keyProtection:  boolPtr(plan.Protection),
+		keyName:        guestops.WantedString(plan.Name),
+		keyDescription: guestops.WantedString(plan.Description),
+		keyBIOS:        guestops.WantedString(plan.BIOS),
+		keyMachine:     guestops.WantedString(plan.Machine),
+		keyOSType:      guestops.WantedString(plan.OSType),
+		keySCSIHW:      guestops.WantedString(plan.SCSIHardware),
+		keyOnBoot:      guestops.WantedBool(plan.OnBoot),
+		keyProtection:  guestops.WantedBool(plan.Protection),
 		keyTags:        nil,
 	}
-	tags, err := plan.Tags.Normalized()
+	tags, err := guestops.WantedTags(plan.Tags)
 	if err != nil {
-		return nil, fmt.Errorf("tags: %w", err)
+		return nil, err
 	}
-	if len(tags) > 0 {
-		s := wire.FormatTags(tags)
-		wanted[keyTags] = &s
-	}
+	wanted[keyTags] = tags
 	maps.Copy(wanted, plan.scalarKeys(live))
-	for _, key := range slices.Sorted(maps.Keys(wanted)) {
-		want := wanted[key]
-		have, present := live[key]
-		switch {
-		case want != nil && (!present || !sameConfigValue(key, *want, have)):
-			u.delta.Set(key, *want)
-		case want == nil && present:
-			u.delta.Delete(key)
-		}
-	}
+	guestops.DiffKeys(u.delta, wanted, live, sameConfigValue)
 
 	if err := u.disks(state, plan, live); err != nil {
 		return nil, err
@@ -226,154 +210,46 @@ func (u *configUpdate) touchesDevices() bool {
 // PVE means them: memory in MiB (W43), tags as a normalised set (W19),
 // property strings as key sets, booleans and numbers by value.
 func sameConfigValue(key, want, have string) bool {
+	if same, ok := guestops.SameValue(key, want, have); ok {
+		return same
+	}
 	switch key {
 	case keyMemory:
 		a, errA := wire.ParseMemoryMiB(want)
 		b, errB := wire.ParseMemoryMiB(have)
 		return errA == nil && errB == nil && a == b
-	case keyTags:
-		a, errA := wire.ParseTags(want)
-		b, errB := wire.ParseTags(have)
-		return errA == nil && errB == nil && slices.Equal(a, b)
 	case keyCPU:
-		return samePropertyString(want, have, cpuTypeKey)
+		return guestops.SamePropertyString(want, have, cpuTypeKey)
 	case keyAgent:
-		return samePropertyString(want, have, agentOnKey)
+		return guestops.SamePropertyString(want, have, agentOnKey)
 	case keyBoot:
-		return samePropertyString(want, have, bootLegacyKey)
-	case keyDescription:
-		return strings.TrimRight(want, " \t\r\n") == strings.TrimRight(have, " \t\r\n")
+		return guestops.SamePropertyString(want, have, bootLegacyKey)
 	case keyCPULimit:
-		a, errA := strconv.ParseFloat(want, 64)
-		b, errB := strconv.ParseFloat(have, 64)
-		return errA == nil && errB == nil && a == b
-	case keyOnBoot, keyProtection, keyNUMA:
-		a, okA := pveapi.ParseBool(want)
-		b, okB := pveapi.ParseBool(have)
-		return okA && okB && a == b
+		return guestops.SameFloat(want, have)
+	case keyNUMA:
+		return guestops.SameBool(want, have)
 	}
 	return want == have
 }
 
-func samePropertyString(a, b, defaultKey string) bool {
-	pa, errA := wire.ParsePropertyString(a, defaultKey)
-	pb, errB := wire.ParsePropertyString(b, defaultKey)
-	if errA != nil || errB != nil {
-		return a == b
-	}
-	return maps.Equal(pa, pb)
-}
-
-// diskResize grows one disk (W22); size is absolute, in PVE's disk-size
-// format.
-type diskResize struct {
-	slot string
-	size string
-}
-
-// diskMove moves one disk to another storage, keeping its data (W23).
-type diskMove struct {
-	slot    string
-	storage string
-}
-
 // diskFollowUps lists the tasks that finish the disks after the config
-// request, read against the live config written by it: grow every disk
-// smaller than planned (an imported image too, W25), move every disk whose
-// storage differs. A disk larger than planned is an error: PVE cannot
-// shrink (W22), and the plan guard should have refused it already.
-func diskFollowUps(plan *vmModel, live pveapi.GuestConfig) ([]diskResize, []diskMove, error) {
-	var resizes []diskResize
-	var moves []diskMove
-	for _, slot := range slices.Sorted(maps.Keys(plan.Disks)) {
-		want := plan.Disks[slot]
-		liveValue, present := live[slot]
+// request (see guestops.FollowUps): grow, including a disk imported at its
+// image's size (W25), and move. A slot that no longer holds a data disk is
+// an error.
+func diskFollowUps(plan *vmModel, live pveapi.GuestConfig) ([]guestops.Resize, []guestops.Move, error) {
+	planned := make(map[string]guestops.Volume, len(plan.Disks))
+	drives := map[string]wire.Drive{}
+	for slot, disk := range plan.Disks {
+		planned[slot] = disk.volume()
+		value, present := live[slot]
 		if !present {
-			return nil, nil, fmt.Errorf("disks.%s: PVE did not keep the disk: the slot is empty after the update", slot)
+			continue
 		}
-		drive, kind, err := classifyDrive(liveValue)
+		drive, kind, err := classifyDrive(value)
 		if err != nil || kind != driveData {
-			return nil, nil, fmt.Errorf("disks.%s: PVE reports %q, not a data disk", slot, liveValue)
+			return nil, nil, fmt.Errorf("disks.%s: PVE reports %q, not a data disk", slot, value)
 		}
-		if wantBytes, ok := want.Size.Bytes(); ok {
-			haveBytes, known := driveSizeBytes(drive)
-			switch {
-			case !known || wantBytes > haveBytes:
-				resizes = append(resizes, diskResize{slot: slot, size: wire.FormatSize(wantBytes)})
-			case wantBytes < haveBytes:
-				return nil, nil, fmt.Errorf("disks.%s: the disk is %s in PVE, larger than the planned %s; PVE cannot shrink a disk (W22)",
-					slot, fwutil.FormatSizeAttribute(haveBytes), want.Size.ValueString())
-			}
-		}
-		if known(want.Storage) && want.Storage.ValueString() != drive.Storage {
-			moves = append(moves, diskMove{slot: slot, storage: want.Storage.ValueString()})
-		}
+		drives[slot] = drive
 	}
-	return resizes, moves, nil
-}
-
-// unusedSlotsHolding finds the unusedN keys that hold the given volume ids
-// after a detach (W24).
-func unusedSlotsHolding(config pveapi.GuestConfig, volids map[string]string) []string {
-	wanted := map[string]bool{}
-	for _, v := range volids {
-		if v != "" {
-			wanted[v] = true
-		}
-	}
-	var out []string
-	for key, value := range config {
-		if !wire.IsUnusedSlot(key) {
-			continue
-		}
-		drive, err := wire.ParseDrive(value)
-		if err == nil && wanted[drive.VolumeID()] {
-			out = append(out, key)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// pendingKeys lists the keys whose change waits for a reboot.
-func pendingKeys(entries []pveapi.PendingEntry) []string {
-	var keys []string
-	for _, e := range entries {
-		if e.HasPending || e.DeletePending() {
-			keys = append(keys, e.Key)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// localDisks reports whether any data disk of config is on a storage that
-// is not shared, which an online migration must copy (with-local-disks).
-func localDisks(config pveapi.GuestConfig, shared map[string]bool) bool {
-	for slot, value := range config {
-		if !diskSlotPattern.MatchString(slot) && !wire.IsUnusedSlot(slot) && slot != "efidisk0" && slot != "tpmstate0" {
-			continue
-		}
-		drive, err := wire.ParseDrive(value)
-		if err != nil || drive.Storage == "" || wire.IsCDROM(drive) {
-			continue
-		}
-		if !shared[drive.Storage] {
-			return true
-		}
-	}
-	return false
-}
-
-func strPtr(v types.String) *string {
-	if !known(v) {
-		return nil
-	}
-	s := v.ValueString()
-	return &s
-}
-
-// describeKeys joins config keys for messages.
-func describeKeys(keys []string) string {
-	return strings.Join(keys, ", ")
+	return guestops.FollowUps(guestops.DiskNoun, planned, drives)
 }

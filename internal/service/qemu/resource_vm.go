@@ -2,10 +2,7 @@ package qemu
 
 import (
 	"context"
-	"fmt"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 var (
@@ -36,9 +34,10 @@ func NewVMResource() resource.Resource {
 	return &vmResource{}
 }
 
+// vmResource drives the shared guest machinery (guestops) with what is
+// particular to VMs: the model, asynchronous config writes, boot order.
 type vmResource struct {
-	client    *pveapi.Client
-	vmidRange fwutil.VMIDRange
+	api guestops.API
 }
 
 func (r *vmResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -50,13 +49,8 @@ func (r *vmResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp 
 }
 
 func (r *vmResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	pd := fwutil.ProviderDataFrom(req.ProviderData, &resp.Diagnostics)
-	if pd == nil {
-		return
-	}
-	r.client = pd.Client
-	if pd.VMIDRange != nil {
-		r.vmidRange = *pd.VMIDRange
+	if api, ok := guestops.Configure(req.ProviderData, guestops.VM, &resp.Diagnostics); ok {
+		r.api = api
 	}
 }
 
@@ -80,27 +74,26 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 		return
 	}
 	node := plan.Node.ValueString()
-	created, ok := r.createVM(ctx, &plan, form, &resp.Diagnostics)
+	created, ok := r.api.Create(ctx, guestops.CreateRequest{
+		Node:      node,
+		VMID:      plan.vmid(),
+		Form:      form,
+		Recognize: func(config pveapi.GuestConfig) bool { return plan.recognize(config, form) },
+	}, &resp.Diagnostics)
 	if !ok {
 		return
 	}
-	vmid := created.vmid
-
-	// The VM exists in PVE from here on: record it before waiting, so an
-	// interrupted apply still tracks it (and taints it on failure).
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), strconv.Itoa(vmid))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vmid"), int64(vmid))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
-	if resp.Diagnostics.HasError() {
+	vmid := created.VMID
+	if !guestops.SaveIdentity(ctx, &resp.State, vmid, node, &resp.Diagnostics) {
 		return
 	}
-	if !r.awaitCreate(ctx, node, vmid, created.upid, &resp.Diagnostics) {
+	if !r.api.AwaitCreate(ctx, node, created, &resp.Diagnostics) {
 		return
 	}
 
 	// Disks seeded from an image have the image's size: grow them to the
 	// configured size (W25, W22).
-	live, err := r.client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM After Creating It", err)
 		return
@@ -108,7 +101,7 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 	if !r.finishDisks(ctx, node, vmid, &plan, live, &resp.Diagnostics) {
 		return
 	}
-	if plan.Started.ValueBool() && !r.powerAction(ctx, node, vmid, pveapi.QemuStart, nil, &resp.Diagnostics) {
+	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, &resp.Diagnostics) {
 		return
 	}
 
@@ -124,60 +117,23 @@ func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *r
 		return
 	}
 	vmid := state.vmid()
-	node := state.Node.ValueString()
-
-	config, err := r.client.QemuConfig(ctx, node, vmid)
-	if pveapi.IsNotFound(err) {
-		// W12 on the recorded node: the VM is gone, or was migrated outside
-		// Terraform. One cluster-wide look tells which.
-		guest, found, findErr := r.client.FindGuest(ctx, vmid)
-		if findErr != nil {
-			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Look Up VM", findErr)
-			return
-		}
-		if !found || guest.Type != pveapi.GuestTypeQemu || guest.Node == node {
+	live, found := r.api.Read(ctx, state.Node.ValueString(), vmid, &resp.Diagnostics)
+	if !found {
+		if !resp.Diagnostics.HasError() {
 			resp.State.RemoveResource(ctx)
-			return
 		}
-		node = guest.Node
-		config, err = r.client.QemuConfig(ctx, node, vmid)
-	}
-	if pveapi.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
 		return
 	}
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM", err)
+	if err := state.fromAPI(vmid, live.Config, live.Status); err != nil {
+		r.api.UnreadableConfig(&resp.Diagnostics, live.Node, vmid, err)
 		return
 	}
-	status, err := r.client.QemuStatus(ctx, node, vmid)
-	if pveapi.IsNotFound(err) {
-		resp.State.RemoveResource(ctx)
+	state.Node = types.StringValue(live.Node)
+	pool, ok := r.api.ReadPool(ctx, vmid, state.Pool, &resp.Diagnostics)
+	if !ok {
 		return
 	}
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM Status", err)
-		return
-	}
-	if err := state.fromAPI(vmid, config, status); err != nil {
-		resp.Diagnostics.AddError("Unexpected VM Configuration",
-			fmt.Sprintf("VM %d on node %s has a configuration the provider cannot read: %v", vmid, node, err))
-		return
-	}
-	state.Node = types.StringValue(node)
-
-	// Pool membership is not in the guest config: ask only when state
-	// tracks a pool.
-	if known(state.Pool) {
-		member, err := r.poolHas(ctx, state.Pool.ValueString(), vmid)
-		if err != nil {
-			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM Pool", err)
-			return
-		}
-		if !member {
-			state.Pool = types.StringNull()
-		}
-	}
+	state.Pool = pool
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
 
@@ -203,7 +159,7 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 
 	if target := plan.Node.ValueString(); target != node {
-		if !r.migrate(ctx, node, vmid, target, &resp.Diagnostics) {
+		if !r.api.Migrate(ctx, node, vmid, target, &resp.Diagnostics) {
 			return
 		}
 		node = target
@@ -211,7 +167,7 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
 	}
 
-	live, err := r.client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM", err)
 		return
@@ -225,18 +181,20 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	if configWritten && !r.writeConfig(ctx, node, vmid, update, live.Digest(), &resp.Diagnostics) {
 		return
 	}
-	if len(update.detached) > 0 && plan.PurgeRemovedDisks.ValueBool() && !r.purgeDetached(ctx, node, vmid, update.detached, &resp.Diagnostics) {
-		return
+	if len(update.detached) > 0 && plan.PurgeRemovedDisks.ValueBool() {
+		if _, ok := r.api.PurgeDetached(ctx, node, vmid, update.detached, &resp.Diagnostics); !ok {
+			return
+		}
 	}
 
 	if configWritten {
-		if live, err = r.client.QemuConfig(ctx, node, vmid); err != nil {
+		if live, err = r.api.Client.QemuConfig(ctx, node, vmid); err != nil {
 			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM", err)
 			return
 		}
 	}
 	if boot, needed := bootOrderFix(&plan, live); needed {
-		if err := r.client.UpdateQemuConfig(ctx, node, vmid, url.Values{keyBoot: {boot}}); err != nil {
+		if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{keyBoot: {boot}}); err != nil {
 			fwutil.AddAttributeAPIError(&resp.Diagnostics, path.Root("boot_order"), "Unable To Set Boot Order", err)
 			return
 		}
@@ -244,10 +202,11 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	if !r.finishDisks(ctx, node, vmid, &plan, live, &resp.Diagnostics) {
 		return
 	}
-	if !plan.Pool.Equal(state.Pool) && !r.changePool(ctx, vmid, state.Pool, plan.Pool, &resp.Diagnostics) {
+	if !plan.Pool.Equal(state.Pool) && !r.api.ChangePool(ctx, vmid, state.Pool, plan.Pool, &resp.Diagnostics) {
 		return
 	}
-	if !r.settlePower(ctx, node, vmid, &plan, configWritten, &resp.Diagnostics) {
+	power := guestops.PowerPlan{Started: plan.Started.ValueBool(), ConfigWritten: configWritten, RebootAfterUpdate: plan.RebootAfterUpdate.ValueBool()}
+	if !r.api.SettlePower(ctx, node, vmid, power, &resp.Diagnostics) {
 		return
 	}
 
@@ -270,84 +229,14 @@ func (r *vmResource) Delete(ctx context.Context, req resource.DeleteRequest, res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
-	vmid := state.vmid()
-	node := state.Node.ValueString()
-	if state.Protection.ValueBool() {
-		resp.Diagnostics.AddAttributeError(path.Root("protection"), "VM Is Protected",
-			fmt.Sprintf("VM %d has protection = true, which forbids destroying it and its disks. "+
-				"Set protection = false and apply, then destroy it.", vmid))
-		return
-	}
-
-	status, err := r.client.QemuStatus(ctx, node, vmid)
-	if pveapi.IsNotFound(err) {
-		return
-	}
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM Status", err)
-		return
-	}
-	if status.Status == pveapi.PowerRunning && !r.powerOff(ctx, node, vmid, &resp.Diagnostics) {
-		return
-	}
-
-	upid, err := r.client.DeleteQemu(ctx, node, vmid, true, true)
-	if pveapi.IsNotFound(err) {
-		return
-	}
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete VM", err)
-		return
-	}
-	fwutil.SettleTask(ctx, r.client, upid, fmt.Sprintf("destroying VM %d", vmid), "Unable To Delete VM", &resp.Diagnostics)
+	r.api.Delete(ctx, state.Node.ValueString(), state.vmid(), state.Protection.ValueBool(), &resp.Diagnostics)
 }
 
-// ImportState takes "VMID" or "NODE/VMID". Either way one cluster-wide
-// listing finds the VM's node and pool, which its config does not carry.
+// ImportState takes "VMID" or "NODE/VMID".
 func (r *vmResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	wantNode, vmid, err := parseImportID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid Import ID", err.Error())
+	if !r.api.ImportState(ctx, req, resp) {
 		return
-	}
-	guest, found, err := r.client.FindGuest(ctx, vmid)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Look Up VM", err)
-		return
-	}
-	switch {
-	case !found:
-		resp.Diagnostics.AddError("VM Not Found", fmt.Sprintf("No guest with VMID %d exists in the cluster.", vmid))
-		return
-	case guest.Type != pveapi.GuestTypeQemu:
-		resp.Diagnostics.AddError("Not A VM", fmt.Sprintf("Guest %d is a %s, not a QEMU VM; import it as a container.", vmid, guest.Type))
-		return
-	case wantNode != "" && guest.Node != wantNode:
-		resp.Diagnostics.AddError("VM On Another Node",
-			fmt.Sprintf("VM %d is on node %s, not %s. Import it as %s/%d or by its VMID alone.", vmid, guest.Node, wantNode, guest.Node, vmid))
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), strconv.Itoa(vmid))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vmid"), int64(vmid))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("node"), guest.Node)...)
-	if guest.Pool != "" {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("pool"), guest.Pool)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("reboot_after_update"), false)...)
-}
-
-func parseImportID(id string) (node string, vmid int, err error) {
-	rest := id
-	if before, after, ok := strings.Cut(id, "/"); ok {
-		node, rest = before, after
-		if !nodeNamePattern.MatchString(node) {
-			return "", 0, fmt.Errorf("import pve_vm by VMID (\"120\") or NODE/VMID (\"pve1/120\"); %q has no valid node name", id)
-		}
-	}
-	vmid, convErr := strconv.Atoi(rest)
-	if convErr != nil || vmid < pveapi.MinVMID || vmid > pveapi.MaxVMID || strconv.Itoa(vmid) != rest {
-		return "", 0, fmt.Errorf("import pve_vm by VMID (\"120\") or NODE/VMID (\"pve1/120\"), got %q", id)
-	}
-	return node, vmid, nil
 }

@@ -4,13 +4,13 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 // modelSource is what plan, state and config have in common.
@@ -29,16 +29,6 @@ func readModel(ctx context.Context, src modelSource) (*vmModel, bool) {
 	return &m, true
 }
 
-func addIssues(diags *diag.Diagnostics, issues []planIssue) {
-	for _, issue := range issues {
-		if issue.warning {
-			diags.AddAttributeWarning(issue.path, issue.summary, issue.detail)
-		} else {
-			diags.AddAttributeError(issue.path, issue.summary, issue.detail)
-		}
-	}
-}
-
 // ValidateConfig checks what needs several attributes at once: bus option
 // rules (W26), disks without size, slots used twice.
 func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
@@ -46,7 +36,7 @@ func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateCo
 	if !ok {
 		return
 	}
-	addIssues(&resp.Diagnostics, checkConfig(m))
+	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
 }
 
 // ModifyPlan runs the data-loss guard on updates and marks what an update
@@ -59,7 +49,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	plan, okPlan := readModel(ctx, req.Plan)
 	state, okState := readModel(ctx, req.State)
 	if okPlan && okState {
-		addIssues(&resp.Diagnostics, checkPlan(state, plan))
+		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 	}
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
@@ -80,58 +70,4 @@ func devicesChange(state, plan *vmModel) bool {
 
 func sameKeys[V any](a, b map[string]V) bool {
 	return slices.Equal(slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b)))
-}
-
-// volumeFollowsDisk keeps a disk's volume id in the plan while the disk
-// stays in its slot on the same storage. A new disk, or one moving to
-// another storage, gets a volume id only after apply (W23).
-type volumeFollowsDisk struct{}
-
-func (volumeFollowsDisk) Description(context.Context) string {
-	return "Keeps the volume id while the disk stays on the same storage."
-}
-
-func (m volumeFollowsDisk) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
-
-func (volumeFollowsDisk) PlanModifyString(ctx context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if !req.PlanValue.IsUnknown() || req.StateValue.IsNull() || req.StateValue.IsUnknown() {
-		return
-	}
-	storagePath := req.Path.ParentPath().AtName("storage")
-	var planned, prior types.String
-	if diags := req.Plan.GetAttribute(ctx, storagePath, &planned); diags.HasError() {
-		return
-	}
-	if diags := req.State.GetAttribute(ctx, storagePath, &prior); diags.HasError() {
-		return
-	}
-	if known(planned) && known(prior) && planned.ValueString() == prior.ValueString() {
-		resp.PlanValue = req.StateValue
-	}
-}
-
-// macFollowsState keeps a NIC's MAC address: the prior one when the
-// configuration leaves it out, and the prior spelling when the configured
-// one differs only in letter case.
-type macFollowsState struct{}
-
-func (macFollowsState) Description(context.Context) string {
-	return "Keeps the MAC address PVE assigned for the life of the device."
-}
-
-func (m macFollowsState) MarkdownDescription(ctx context.Context) string { return m.Description(ctx) }
-
-func (macFollowsState) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
-	if req.StateValue.IsNull() || req.StateValue.IsUnknown() {
-		return
-	}
-	if req.ConfigValue.IsNull() {
-		if req.PlanValue.IsUnknown() {
-			resp.PlanValue = req.StateValue
-		}
-		return
-	}
-	if known(req.ConfigValue) && strings.EqualFold(req.ConfigValue.ValueString(), req.StateValue.ValueString()) {
-		resp.PlanValue = req.StateValue
-	}
 }

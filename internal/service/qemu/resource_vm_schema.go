@@ -4,16 +4,12 @@ import (
 	"context"
 	"regexp"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
@@ -22,22 +18,17 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 // Formats of PVE's schema that the attributes check at plan time.
 var (
-	nodeNamePattern  = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$`)
-	dnsNamePattern   = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])$`)
-	poolIDPattern    = regexp.MustCompile(`^[A-Za-z0-9.\-_]+(?:/[A-Za-z0-9.\-_]+){0,2}$`)
-	storageIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]$`)
 	// A volume on a storage (not a create form: the volume name has a
 	// character other than digits and dots) or an absolute path.
 	importSourcePattern = regexp.MustCompile(`^(?:[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*|/[^,\s=]+)$`)
 	cdromFilePattern    = regexp.MustCompile(`^(?:none|cdrom|[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*)$`)
 	machinePattern      = regexp.MustCompile(`^(?:pc|q35|virt|pc-(?:i440fx|q35)-\d+(?:\.\d+)+(?:\+pve\d+)?|virt-\d+(?:\.\d+)+(?:\+pve\d+)?)(?:\.pxe)?(?:,[a-z0-9-]+=[^,=\s]+)*$`)
 	cpuTypePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	bridgePattern       = regexp.MustCompile(`^[-_.\w]+$`)
-	macPattern          = regexp.MustCompile(`^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$`)
 	bootDevicePattern   = regexp.MustCompile(`^(?:ide[0-3]|sata[0-5]|scsi(?:[12]?[0-9]|30)|virtio(?:[0-9]|1[0-5])|net(?:[12]?[0-9]|3[01])|hostpci\d+|usb\d+)$`)
 )
 
@@ -52,66 +43,11 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"network devices, tags, pool, protection, power, and the node (by migration). Plans refuse what would lose data: shrinking a disk, " +
 			"moving a live disk between slots, re-importing a live disk. Attributes left out of the configuration are PVE's defaults: " +
 			"the provider neither writes nor reports them.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "The VMID as a string.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"node": schema.StringAttribute{
-				MarkdownDescription: "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it.",
-				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(nodeNamePattern, "must be a PVE node name")},
-			},
-			"vmid": schema.Int64Attribute{
-				MarkdownDescription: "VMID. When left out, the provider allocates one inside the provider's `vmid_range` (or PVE's next free id). Changing it replaces the VM.",
-				Optional:            true,
-				Computed:            true,
-				PlanModifiers: []planmodifier.Int64{
-					int64planmodifier.UseStateForUnknown(),
-					int64planmodifier.RequiresReplaceIfConfigured(),
-				},
-				Validators: []validator.Int64{int64validator.Between(100, 999999999)},
-			},
+		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.VM), map[string]schema.Attribute{
 			"name": schema.StringAttribute{
 				MarkdownDescription: "VM name, a DNS name (letters, digits, `-`, dots between labels).",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(dnsNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
-			},
-			"description": schema.StringAttribute{
-				MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included.",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthBetween(1, 8192)},
-			},
-			"tags": schema.SetAttribute{
-				MarkdownDescription: "Tags. PVE stores them in lowercase; tags that differ only in case plan no change.",
-				Optional:            true,
-				ElementType:         types.StringType,
-				CustomType:          fwutil.NewTagSetType(),
-				PlanModifiers:       []planmodifier.Set{fwutil.KeepEquivalentTags()},
-				Validators: []validator.Set{
-					setvalidator.SizeAtLeast(1),
-					setvalidator.ValueStringsAre(fwutil.ValidTag()),
-				},
-			},
-			"pool": schema.StringAttribute{
-				MarkdownDescription: "Resource pool the VM belongs to. Changes go through the pools API; the VM stays.",
-				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(poolIDPattern, "must be a pool id")},
-			},
-			"on_boot": schema.BoolAttribute{
-				MarkdownDescription: "Start the VM when the node boots.",
-				Optional:            true,
-			},
-			"protection": schema.BoolAttribute{
-				MarkdownDescription: "Protect the VM and its disks from removal. A protected VM cannot be destroyed: set it to false and apply first.",
-				Optional:            true,
-			},
-			"started": schema.BoolAttribute{
-				MarkdownDescription: "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(true),
+				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
 			},
 			"bios": schema.StringAttribute{
 				MarkdownDescription: "Firmware: `seabios` or `ovmf` (UEFI).",
@@ -151,25 +87,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"disks":   disksSchema(),
 			"cdroms":  cdromsSchema(),
 			"network": networkSchema(),
-			"purge_removed_disks": schema.BoolAttribute{
-				MarkdownDescription: "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"reboot_after_update": schema.BoolAttribute{
-				MarkdownDescription: "Reboot a running VM when an update leaves changes that PVE applies only at the next start. Defaults to false: the plan's apply warns and names the pending keys.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"status": schema.StringAttribute{
-				MarkdownDescription: "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
-		},
+		}),
 	}
 }
 
@@ -234,7 +152,7 @@ func disksSchema() schema.MapNestedAttribute {
 				"storage": schema.StringAttribute{
 					MarkdownDescription: "Storage of the volume. Changing it moves the disk with its data (a new volume id).",
 					Required:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(storageIDPattern, "must be a storage id")},
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
 				},
 				"size": schema.StringAttribute{
 					MarkdownDescription: "Size: a number is GiB (`32`), or give a unit (`\"512M\"`, `\"1.5T\"`). Grows in place; shrinking is refused. " +
@@ -250,7 +168,7 @@ func disksSchema() schema.MapNestedAttribute {
 				"volume": schema.StringAttribute{
 					MarkdownDescription: "Volume id, e.g. `local-lvm:vm-120-disk-0`. Stays the same for the life of the disk, except after a storage move.",
 					Computed:            true,
-					PlanModifiers:       []planmodifier.String{volumeFollowsDisk{}},
+					PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
 				},
 				"discard":   schema.BoolAttribute{MarkdownDescription: "Pass discard/TRIM to the storage (`discard=on`; false is `ignore`).", Optional: true},
 				"ssd":       schema.BoolAttribute{MarkdownDescription: "Present the disk as an SSD (scsi, sata, ide only).", Optional: true},
@@ -318,14 +236,14 @@ func networkSchema() schema.MapNestedAttribute {
 				"bridge": schema.StringAttribute{
 					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
 					Optional:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(bridgePattern, "must be a bridge name such as vmbr0")},
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.BridgePattern, "must be a bridge name such as vmbr0")},
 				},
 				"mac_address": schema.StringAttribute{
 					MarkdownDescription: "MAC address. PVE generates one when left out; it is kept for the life of the device.",
 					Optional:            true,
 					Computed:            true,
-					PlanModifiers:       []planmodifier.String{macFollowsState{}},
-					Validators:          []validator.String{stringvalidator.RegexMatches(macPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
+					PlanModifiers:       []planmodifier.String{guestops.MACFollowsState()},
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.MACPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
 				},
 				"vlan_tag":  schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
 				"firewall":  schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},

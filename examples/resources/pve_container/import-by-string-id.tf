@@ -1,0 +1,4 @@
+import {
+  to = pve_container.db
+  id = "pve1/130"
+}

@@ -1,0 +1,161 @@
+package guestops
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// maxCreateAttempts bounds how often Create takes another VMID after losing
+// a race for one (W13).
+const maxCreateAttempts = 5
+
+// CreateRequest is one guest to create.
+type CreateRequest struct {
+	Node string
+	// VMID is the configured id; 0 allocates one in the API's VMIDRange.
+	VMID int
+	// Form is the create request without vmid.
+	Form url.Values
+	// Recognize tells whether a guest found on the VMID after a lost answer,
+	// and no longer locked for creation, is the one Form describes.
+	Recognize func(config pveapi.GuestConfig) bool
+}
+
+// Created is a create request PVE accepted: the task to wait for, or, when
+// the answer was lost and the guest was found being created, no task
+// (Adopted).
+type Created struct {
+	VMID    int
+	UPID    string
+	Adopted bool
+}
+
+// Create sends the create request, on the configured VMID or on one it
+// allocates. Losing an allocated id to another creator (W13) moves on to
+// another id; a configured id that is taken is an error. A request whose
+// answer was lost may have created the guest: the id is inspected before
+// anything is sent again, so the guest is never created twice.
+func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnostics) (Created, bool) {
+	noun, summary := a.Kind.Noun, "Unable To Create "+a.Kind.Title
+	configured := req.VMID != 0
+	vmid := req.VMID
+	if !configured {
+		id, err := a.Client.AllocateVMID(ctx, a.VMIDRange.Min, a.VMIDRange.Max, nil)
+		if err != nil {
+			fwutil.AddAPIError(diags, "Unable To Allocate VMID", err)
+			return Created{}, false
+		}
+		vmid = id
+	}
+
+	answerLost := false
+	for attempt := 0; attempt < maxCreateAttempts; attempt++ {
+		upid, err := a.create(ctx, req.Node, vmid, req.Form)
+		if err == nil {
+			return Created{VMID: vmid, UPID: upid}, true
+		}
+		var transportErr *pveapi.TransportError
+		switch {
+		case errors.As(err, &transportErr) && !transportErr.NotSent, answerLost && pveapi.IsAlreadyExists(err):
+			adopted, found, inspectErr := a.inspectCreate(ctx, req, vmid)
+			if inspectErr != nil {
+				diags.AddError(summary, fmt.Sprintf(
+					"The answer to creating %s %d was lost (%v), and looking at VMID %d afterwards failed: %v. "+
+						"Check in PVE whether %s %d exists before running apply again.", noun, vmid, err, vmid, inspectErr, noun, vmid))
+				return Created{}, false
+			}
+			if adopted {
+				return Created{VMID: vmid, Adopted: true}, true
+			}
+			if found {
+				diags.AddError(summary, fmt.Sprintf(
+					"The answer to creating %s %d was lost, and VMID %d now holds a guest that is not the one this apply asked for. "+
+						"Nothing was adopted; check VMID %d in PVE and run apply again.", noun, vmid, vmid, vmid))
+				return Created{}, false
+			}
+			// Nothing was made: the request never took effect.
+			answerLost = true
+		case pveapi.IsAlreadyExists(err):
+			if configured {
+				fwutil.AddAttributeAPIError(diags, path.Root("vmid"), "VMID Already In Use", fmt.Errorf(
+					"%w\n\nVMID %d is taken by another guest. Choose another vmid, or leave vmid out to have one allocated", err, vmid))
+				return Created{}, false
+			}
+			// Another creator took the id between allocation and create
+			// (W13): keep it reserved, so it is not proposed again, and
+			// take the next.
+			id, allocErr := a.Client.AllocateVMID(ctx, a.VMIDRange.Min, a.VMIDRange.Max, nil)
+			if allocErr != nil {
+				fwutil.AddAPIError(diags, "Unable To Allocate VMID", allocErr)
+				return Created{}, false
+			}
+			vmid = id
+		default:
+			if !configured {
+				a.Client.ReleaseVMID(vmid)
+			}
+			fwutil.AddAPIError(diags, summary, err)
+			return Created{}, false
+		}
+	}
+	diags.AddError(summary, fmt.Sprintf(
+		"Gave up after %d attempts: every VMID tried was taken by another creator first. Run apply again.", maxCreateAttempts))
+	return Created{}, false
+}
+
+// inspectCreate looks at a VMID after a create whose answer was lost (W13).
+// The guest is ours when it is still being created (lock "create") or
+// req recognizes its configuration.
+func (a API) inspectCreate(ctx context.Context, req CreateRequest, vmid int) (adopted, found bool, err error) {
+	config, err := a.Config(ctx, req.Node, vmid)
+	if pveapi.IsNotFound(err) {
+		return false, false, nil
+	}
+	if err != nil {
+		return false, false, err
+	}
+	if config.Lock() == "create" {
+		return true, true, nil
+	}
+	return req.Recognize(config), true, nil
+}
+
+// AwaitCreate waits for the create task, or, for an adopted guest, for its
+// create lock to go (W10).
+func (a API) AwaitCreate(ctx context.Context, node string, created Created, diags *diag.Diagnostics) bool {
+	noun, summary := a.Kind.Noun, "Unable To Create "+a.Kind.Title
+	if created.UPID != "" {
+		return fwutil.SettleTask(ctx, a.Client, created.UPID, fmt.Sprintf("creating %s %d", noun, created.VMID), summary, diags)
+	}
+	if _, err := a.Client.WaitUnlocked(ctx, node, a.Kind.Type, created.VMID); err != nil {
+		if pveapi.IsNotFound(err) {
+			diags.AddError(summary, fmt.Sprintf(
+				"%s %d was being created when the answer was lost, and PVE removed it since: the create task failed. See the PVE task log on node %s.",
+				capitalize(noun), created.VMID, node))
+			return false
+		}
+		fwutil.AddAPIError(diags, summary, err)
+		return false
+	}
+	return true
+}
+
+// SaveIdentity records id, vmid and node in state. A create calls it as
+// soon as PVE accepted the request, before waiting: an interrupted apply
+// then still tracks the guest (and taints it on failure).
+func SaveIdentity(ctx context.Context, state *tfsdk.State, vmid int, node string, diags *diag.Diagnostics) bool {
+	diags.Append(state.SetAttribute(ctx, path.Root("id"), strconv.Itoa(vmid))...)
+	diags.Append(state.SetAttribute(ctx, path.Root("vmid"), int64(vmid))...)
+	diags.Append(state.SetAttribute(ctx, path.Root("node"), node)...)
+	return !diags.HasError()
+}

@@ -1,0 +1,163 @@
+package guestops
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+)
+
+// Formats of PVE's schema that both guest kinds check at plan time.
+var (
+	DNSNamePattern   = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])$`)
+	PoolIDPattern    = regexp.MustCompile(`^[A-Za-z0-9.\-_]+(?:/[A-Za-z0-9.\-_]+){0,2}$`)
+	StorageIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]$`)
+	BridgePattern    = regexp.MustCompile(`^[-_.\w]+$`)
+	MACPattern       = regexp.MustCompile(`^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$`)
+)
+
+// CommonAttributes are the attributes every guest resource has, described
+// for kind: identity (id, node, vmid), notes and tags, pool, on_boot,
+// protection, power (started, status), the volume and reboot opt-ins, and
+// timeouts. Each resource adds its own attributes to the returned map.
+func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribute {
+	noun := kind.Noun
+	return map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "The VMID as a string.",
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"node": schema.StringAttribute{
+			MarkdownDescription: NodeDescription(kind),
+			Required:            true,
+			Validators:          []validator.String{stringvalidator.RegexMatches(NodeNamePattern, "must be a PVE node name")},
+		},
+		"vmid": schema.Int64Attribute{
+			MarkdownDescription: fmt.Sprintf("VMID. When left out, the provider allocates one inside the provider's `vmid_range` (or PVE's next free id). Changing it replaces the %s.", noun),
+			Optional:            true,
+			Computed:            true,
+			PlanModifiers: []planmodifier.Int64{
+				int64planmodifier.UseStateForUnknown(),
+				int64planmodifier.RequiresReplaceIfConfigured(),
+			},
+			Validators: []validator.Int64{int64validator.Between(100, 999999999)},
+		},
+		"description": schema.StringAttribute{
+			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included.",
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.LengthBetween(1, 8192)},
+		},
+		"tags": schema.SetAttribute{
+			MarkdownDescription: "Tags. PVE stores them in lowercase; tags that differ only in case plan no change.",
+			Optional:            true,
+			ElementType:         types.StringType,
+			CustomType:          fwutil.NewTagSetType(),
+			PlanModifiers:       []planmodifier.Set{fwutil.KeepEquivalentTags()},
+			Validators: []validator.Set{
+				setvalidator.SizeAtLeast(1),
+				setvalidator.ValueStringsAre(fwutil.ValidTag()),
+			},
+		},
+		"pool": schema.StringAttribute{
+			MarkdownDescription: fmt.Sprintf("Resource pool the %s belongs to. Changes go through the pools API; the %s stays.", noun, noun),
+			Optional:            true,
+			Validators:          []validator.String{stringvalidator.RegexMatches(PoolIDPattern, "must be a pool id")},
+		},
+		"on_boot": schema.BoolAttribute{
+			MarkdownDescription: fmt.Sprintf("Start the %s when the node boots.", noun),
+			Optional:            true,
+		},
+		"protection": schema.BoolAttribute{
+			MarkdownDescription: protectionDescription(kind),
+			Optional:            true,
+		},
+		"started": schema.BoolAttribute{
+			MarkdownDescription: startedDescription(kind),
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(true),
+		},
+		"purge_removed_disks": schema.BoolAttribute{
+			MarkdownDescription: purgeDescription(kind),
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(false),
+		},
+		"reboot_after_update": schema.BoolAttribute{
+			MarkdownDescription: fmt.Sprintf("Reboot a running %s when an update leaves changes that PVE applies only at the next start. Defaults to false: the plan's apply warns and names the pending keys.", noun),
+			Optional:            true,
+			Computed:            true,
+			Default:             booldefault.StaticBool(false),
+		},
+		"status": schema.StringAttribute{
+			MarkdownDescription: statusDescription(kind),
+			Computed:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+		},
+		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true, Delete: true}),
+	}
+}
+
+// NodeDescription says what changing a guest's node does.
+func NodeDescription(kind Kind) string {
+	if kind.Type == Container.Type {
+		return "Node the container runs on. Changing it migrates the container (a running one is shut down, moved and started again: " +
+			"PVE has no live migration for containers); it never replaces it."
+	}
+	return "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it."
+}
+
+func protectionDescription(kind Kind) string {
+	if kind.Type == Container.Type {
+		return "Protect the container and its volumes from removal. A protected container cannot be destroyed, nor its mount points changed: set it to false and apply first."
+	}
+	return "Protect the VM and its disks from removal. A protected VM cannot be destroyed: set it to false and apply first."
+}
+
+func purgeDescription(kind Kind) string {
+	if kind.Type == Container.Type {
+		return "When a mount point is removed from `mount_points`, destroy its volume. Defaults to false: the mount point is detached and PVE keeps its volume as `unusedN` with its data."
+	}
+	return "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data."
+}
+
+func startedDescription(kind Kind) string {
+	if kind.Type == Container.Type {
+		return "Whether the container runs. Defaults to true: a new container is started after creation."
+	}
+	return "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started."
+}
+
+func statusDescription(kind Kind) string {
+	if kind.Type == Container.Type {
+		return "What the container is doing: `running` or `stopped`."
+	}
+	return "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`."
+}
+
+// WithAttributes returns common with own added; a name in both is a bug.
+func WithAttributes(common, own map[string]schema.Attribute) map[string]schema.Attribute {
+	out := maps.Clone(common)
+	for name, attr := range own {
+		if _, dup := out[name]; dup {
+			panic("guestops: attribute " + name + " defined twice")
+		}
+		out[name] = attr
+	}
+	return out
+}

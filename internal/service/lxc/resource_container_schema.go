@@ -1,0 +1,350 @@
+package lxc
+
+import (
+	"context"
+	"regexp"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/listvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/boolplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+)
+
+// Formats of PVE's schema that the container attributes check at plan
+// time.
+var (
+	// A template archive on a storage: STORAGE:vztmpl/FILE.
+	osTemplatePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:vztmpl/[^,\s=/]+$`)
+	hostPathPattern   = regexp.MustCompile(`^/[^,\s=]*$`)
+	guestPathPattern  = regexp.MustCompile(`^/[^,\s=]*$`)
+	nicNamePattern    = regexp.MustCompile(`^[-_.\w]+$`)
+	fsTypePattern     = regexp.MustCompile(`^[a-zA-Z0-9_]+$`)
+	ipv4CIDRPattern   = regexp.MustCompile(`^(?:dhcp|manual|(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)/(?:3[0-2]|[12]?\d))$`)
+	ipv4Pattern       = regexp.MustCompile(`^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$`)
+	ipv6CIDRPattern   = regexp.MustCompile(`^(?:auto|dhcp|manual|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*/(?:12[0-8]|1[01]\d|[1-9]?\d))$`)
+	ipv6Pattern       = regexp.MustCompile(`^[0-9a-fA-F:.]*:[0-9a-fA-F:.]*$`)
+	ipPattern         = regexp.MustCompile(`^(?:(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*)$`)
+)
+
+var consoleModes = []string{"tty", "console", "shell"}
+
+func containerSchema(ctx context.Context) schema.Schema {
+	return schema.Schema{
+		MarkdownDescription: "An LXC container. Mount points and network devices are maps keyed by PVE slot (`mp0`, `net0`). " +
+			"Everything PVE can change in place is changed in place: CPU, memory, network devices and their addresses, mount point options and paths, " +
+			"new mount points, volume growth and storage moves, features, DNS, console, tags, pool, protection, power, and the node (by migration). " +
+			"`os_template` and `unprivileged` are fixed at creation; root's password and SSH keys are applied only then. " +
+			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
+			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts).",
+		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
+			"hostname": schema.StringAttribute{
+				MarkdownDescription: "Host name, a DNS name. When left out PVE names the container `CT<vmid>`, which is then reported here.",
+				Optional:            true,
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Validators: []validator.String{
+					stringvalidator.LengthAtMost(255),
+					stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'"),
+				},
+			},
+			"os_template": schema.StringAttribute{
+				MarkdownDescription: "Template archive the container is created from, e.g. `local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst`. " +
+					"Required to create a container. PVE does not report it back (W35): it is kept as configured. Changing a known value replaces the container; " +
+					"after an import, where it is unknown, setting it only records it.",
+				Optional:      true,
+				PlanModifiers: []planmodifier.String{osTemplateReplaces()},
+				Validators:    []validator.String{stringvalidator.RegexMatches(osTemplatePattern, "must be a container template volume: STORAGE:vztmpl/FILE")},
+			},
+			"unprivileged": schema.BoolAttribute{
+				MarkdownDescription: "Run the container unprivileged (user namespaces). Fixed at creation: changing it replaces the container (W34). " +
+					"When left out it is not sent, PVE 9 creates an unprivileged container, and the value PVE reports is shown here.",
+				Optional: true,
+				Computed: true,
+				PlanModifiers: []planmodifier.Bool{
+					boolplanmodifier.UseStateForUnknown(),
+					boolplanmodifier.RequiresReplaceIfConfigured(),
+				},
+			},
+			"cpu": schema.SingleNestedAttribute{
+				MarkdownDescription: "CPU settings (PVE keys `cores`, `cpulimit`, `cpuunits`).",
+				Optional:            true,
+				Attributes: map[string]schema.Attribute{
+					"cores": schema.Int64Attribute{MarkdownDescription: "Cores the container may use; all of the node's when left out.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 8192)}},
+					"limit": schema.Float64Attribute{MarkdownDescription: "CPU limit in cores (`cpulimit`); 0 is no limit.", Optional: true, Validators: []validator.Float64{float64validator.Between(0, 8192)}},
+					"units": schema.Int64Attribute{
+						MarkdownDescription: "CPU weight (`cpuunits`). PVE 9 (cgroup v2) caps it at 10000.",
+						Optional:            true,
+						Validators:          []validator.Int64{int64validator.Between(1, 10000)},
+					},
+				},
+			},
+			"memory": schema.SingleNestedAttribute{
+				MarkdownDescription: "Memory in MiB. PVE writes its defaults (512 MiB, 512 MiB swap) at creation when they are left out; they are reported here.",
+				Optional:            true,
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Object{objectplanmodifier.UseStateForUnknown()},
+				Attributes: map[string]schema.Attribute{
+					"size": schema.Int64Attribute{
+						MarkdownDescription: "Memory in MiB.",
+						Optional:            true,
+						Computed:            true,
+						PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+						Validators:          []validator.Int64{int64validator.AtLeast(16)},
+					},
+					"swap": schema.Int64Attribute{
+						MarkdownDescription: "Swap in MiB; 0 for none.",
+						Optional:            true,
+						Computed:            true,
+						PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+						Validators:          []validator.Int64{int64validator.AtLeast(0)},
+					},
+				},
+			},
+			"root_disk":    rootDiskSchema(),
+			"mount_points": mountPointsSchema(),
+			"network":      networkSchema(),
+			"features":     featuresSchema(),
+			"dns":          dnsSchema(),
+			"console":      consoleSchema(),
+			"password_wo": schema.StringAttribute{
+				MarkdownDescription: "Root's password, set when the container is created. Write-only: it never reaches state or plan output. " +
+					"Changing it later does nothing; see `password_wo_version`.",
+				Optional:   true,
+				Sensitive:  true,
+				WriteOnly:  true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(5)},
+			},
+			"password_wo_version": schema.Int64Attribute{
+				MarkdownDescription: "A number to change together with `password_wo`. PVE applies the password only at creation: a new version is recorded " +
+					"and the plan warns that the running container keeps its password.",
+				Optional: true,
+			},
+			"ssh_public_keys": schema.SetAttribute{
+				MarkdownDescription: "SSH public keys for root, written into the container when it is created. A later change is recorded " +
+					"and the plan warns that the container keeps the keys it has.",
+				Optional:    true,
+				ElementType: types.StringType,
+				Validators: []validator.Set{
+					setvalidator.SizeAtLeast(1),
+					setvalidator.ValueStringsAre(stringvalidator.RegexMatches(sshKeyPattern, "must be one SSH public key on one line, such as \"ssh-ed25519 AAAA... me@host\"")),
+				},
+			},
+		}),
+	}
+}
+
+// sshKeyPattern is one public key line: a type, base64 data, an optional
+// comment.
+var sshKeyPattern = regexp.MustCompile(`^(?:[a-z0-9@.-]+ )?(?:ssh|ecdsa|sk)-[a-zA-Z0-9@.-]+ [A-Za-z0-9+/=]+(?: [^\r\n]*)?$`)
+
+func rootDiskSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "The root file system (`rootfs`). It keeps its volume for life: `size` only grows, `storage` moves the data (the container stops for it).",
+		Required:            true,
+		Attributes: map[string]schema.Attribute{
+			"storage": schema.StringAttribute{
+				MarkdownDescription: "Storage of the volume; it needs `rootdir` content. Changing it moves the volume with its data (a new volume id).",
+				Required:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+			},
+			"size": schema.StringAttribute{
+				MarkdownDescription: "Size: a number is GiB (`8`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
+				Required:            true,
+				CustomType:          fwutil.SizeType{},
+				PlanModifiers:       []planmodifier.String{fwutil.KeepEquivalentSize()},
+			},
+			"volume": schema.StringAttribute{
+				MarkdownDescription: "Volume id, e.g. `local-lvm:vm-130-disk-0`. Stays the same for the life of the container, except after a storage move.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
+			},
+		},
+	}
+}
+
+func mountPointsSchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		MarkdownDescription: "Mount points keyed by slot (`mp0`-`mp255`): a volume PVE allocates on `storage` (W37), or a bind mount of `host_path` (W36). " +
+			"A volume keeps its id for life: options and `path` change in place, `size` only grows, `storage` moves the data. " +
+			"A volume mount point removed from the map is detached (PVE keeps it as `unusedN`) unless `purge_removed_disks` is true. " +
+			"Bind mounts need a password login as root@pam, and a live bind mount is never re-pointed.",
+		Optional: true,
+		Validators: []validator.Map{
+			mapvalidator.SizeAtLeast(1),
+			mapvalidator.KeysAre(stringvalidator.RegexMatches(mountSlotPattern, "must be a mount point slot: mp0-mp255")),
+		},
+		NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"storage": schema.StringAttribute{
+					MarkdownDescription: "Storage of a volume mount point (with `rootdir` content). Changing it moves the volume with its data. Exclusive with `host_path`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				},
+				"size": schema.StringAttribute{
+					MarkdownDescription: "Size of a volume mount point: a number is GiB (`10`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
+					Optional:            true,
+					CustomType:          fwutil.SizeType{},
+					PlanModifiers:       []planmodifier.String{fwutil.KeepEquivalentSize()},
+				},
+				"host_path": schema.StringAttribute{
+					MarkdownDescription: "Directory of the node to bind into the container. Needs root@pam with a password. Exclusive with `storage`; never re-pointed once created.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(hostPathPattern, "must be an absolute path without commas or spaces")},
+				},
+				"path": schema.StringAttribute{
+					MarkdownDescription: "Where the mount point appears in the container, e.g. `/data`. Changes in place.",
+					Required:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestPathPattern, "must be an absolute path without commas or spaces")},
+				},
+				"backup":    schema.BoolAttribute{MarkdownDescription: "Include the volume in backups.", Optional: true},
+				"read_only": schema.BoolAttribute{MarkdownDescription: "Mount read-only (`ro`).", Optional: true},
+				"acl":       schema.BoolAttribute{MarkdownDescription: "Enable POSIX ACLs (false disables them; left out, the file system's default).", Optional: true},
+				"quota":     schema.BoolAttribute{MarkdownDescription: "Enable user quotas; privileged containers only.", Optional: true},
+				"replicate": schema.BoolAttribute{MarkdownDescription: "Include the volume in replication.", Optional: true},
+				"shared": schema.BoolAttribute{
+					MarkdownDescription: "Mark a bind mount as available on every node, so the container can migrate with it.",
+					Optional:            true,
+				},
+				"volume": schema.StringAttribute{
+					MarkdownDescription: "Volume id of a volume mount point, e.g. `local-lvm:vm-130-disk-1`; null for a bind mount.",
+					Computed:            true,
+					PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
+				},
+			},
+		},
+	}
+}
+
+func ipSchema(family, addressForms string, address, gateway *regexp.Regexp) schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: family + " settings, written inline on the device (W38).",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"address": schema.StringAttribute{
+				MarkdownDescription: "Address: " + addressForms + ".",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(address, "must be "+addressForms)},
+			},
+			"gateway": schema.StringAttribute{
+				MarkdownDescription: "Default gateway.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(gateway, "must be an "+family+" address")},
+			},
+		},
+	}
+}
+
+func networkSchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		MarkdownDescription: "Network devices keyed by slot (`net0`-`net31`), with their addresses.",
+		Optional:            true,
+		Validators: []validator.Map{
+			mapvalidator.SizeAtLeast(1),
+			mapvalidator.KeysAre(stringvalidator.RegexMatches(netSlotPattern, "must be a network slot: net0-net31")),
+		},
+		NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"name": schema.StringAttribute{
+					MarkdownDescription: "Interface name inside the container, e.g. `eth0`.",
+					Required:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(nicNamePattern, "must be an interface name such as eth0")},
+				},
+				"bridge": schema.StringAttribute{
+					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.BridgePattern, "must be a bridge name such as vmbr0")},
+				},
+				"vlan_tag": schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
+				"firewall": schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},
+				"mac_address": schema.StringAttribute{
+					MarkdownDescription: "MAC address (`hwaddr`). PVE generates one when left out; it is kept for the life of the device.",
+					Optional:            true,
+					Computed:            true,
+					PlanModifiers:       []planmodifier.String{guestops.MACFollowsState()},
+					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.MACPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
+				},
+				"mtu":  schema.Int64Attribute{MarkdownDescription: "MTU; at most the bridge's.", Optional: true, Validators: []validator.Int64{int64validator.Between(64, 65535)}},
+				"rate": schema.Float64Attribute{MarkdownDescription: "Rate limit in MB/s.", Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0)}},
+				"ipv4": ipSchema("IPv4", "dhcp, manual or an address with prefix length such as 10.0.0.6/24", ipv4CIDRPattern, ipv4Pattern),
+				"ipv6": ipSchema("IPv6", "auto (SLAAC), dhcp, manual or an address with prefix length such as fd00::6/64", ipv6CIDRPattern, ipv6Pattern),
+			},
+		},
+	}
+}
+
+func featuresSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "Container features, PVE's composite `features` key (W33). A flag left out, or false, is off. " +
+			"Only root@pam with a password may change flags other than `nesting` (and, in a privileged container, `nesting` too); " +
+			"flags set by root are read under a token like any other.",
+		Optional: true,
+		Attributes: map[string]schema.Attribute{
+			"nesting": schema.BoolAttribute{MarkdownDescription: "Allow nested containers (and systemd's sandboxing in recent distributions).", Optional: true},
+			"keyctl":  schema.BoolAttribute{MarkdownDescription: "Allow the keyctl() system call (unprivileged containers; Docker needs it). root@pam only.", Optional: true},
+			"fuse":    schema.BoolAttribute{MarkdownDescription: "Allow FUSE mounts. root@pam only.", Optional: true},
+			"mknod":   schema.BoolAttribute{MarkdownDescription: "Allow mknod() of a safe set of devices (experimental in PVE). root@pam only.", Optional: true},
+			"mount": schema.SetAttribute{
+				MarkdownDescription: "File system types the container may mount, e.g. `[\"nfs\", \"cifs\"]`. root@pam only.",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators:          []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(fsTypePattern, "must be a file system type such as nfs"))},
+			},
+		},
+	}
+}
+
+func dnsSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "DNS settings the container gets (PVE keys `searchdomain`, `nameserver`); left out, it uses the node's.",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"domain": schema.StringAttribute{
+				MarkdownDescription: "Search domain.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name")},
+			},
+			"servers": schema.ListAttribute{
+				MarkdownDescription: "Name server addresses, in order.",
+				Optional:            true,
+				ElementType:         types.StringType,
+				Validators: []validator.List{
+					listvalidator.SizeAtLeast(1),
+					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(ipPattern, "must be an IPv4 or IPv6 address")),
+				},
+			},
+		},
+	}
+}
+
+func consoleSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "Console settings (PVE keys `console`, `cmode`, `tty`).",
+		Optional:            true,
+		Attributes: map[string]schema.Attribute{
+			"enabled": schema.BoolAttribute{MarkdownDescription: "Attach a console device.", Optional: true},
+			"mode": schema.StringAttribute{
+				MarkdownDescription: "Console mode: `tty`, `console` or `shell`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(consoleModes...)},
+			},
+			"ttys": schema.Int64Attribute{
+				MarkdownDescription: "Number of ttys (`tty`), 0-6. PVE 9.2 refuses it at creation (W39): the provider sets it right after.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.Between(0, 6)},
+			},
+		},
+	}
+}
