@@ -94,12 +94,16 @@ func checkPlan(state, plan *vmModel) []guestops.Issue {
 			issues = append(issues, issue)
 		}
 		if guestops.Known(had.ImportFrom) && guestops.Known(want.ImportFrom) && had.ImportFrom.ValueString() != want.ImportFrom.ValueString() {
+			// import_from is create-time only (W25): PVE never re-imports into
+			// a live disk, so a new value is recorded and nothing else happens.
 			issues = append(issues, guestops.Issue{
 				Path:    diskPath(slot, "import_from"),
-				Summary: "Image Of A Live Disk Cannot Change",
-				Detail: fmt.Sprintf("Disk %s was seeded from %s and holds data now. Importing %s would need a new volume and lose that data. "+
-					"Keep import_from as it is, or declare a new disk in a free slot with the new image and remove this one.",
+				Summary: "Image Is Used Only At Creation",
+				Detail: fmt.Sprintf("Disk %s was seeded from %s when it was created and holds its own data now. "+
+					"It is not re-imported: %s is recorded and the disk stays as it is. "+
+					"To start from the new image, declare a new disk in a free slot with it and remove this one.",
 					slot, had.ImportFrom.ValueString(), want.ImportFrom.ValueString()),
+				Warning: true,
 			})
 		}
 	}

@@ -630,7 +630,7 @@ func TestCheckPlanDataLossGuard(t *testing.T) {
 	d = reimport.Disks["scsi0"]
 	d.ImportFrom = types.StringValue("local:import/b.qcow2")
 	reimport.Disks["scsi0"] = d
-	assertIssue(t, checkPlan(state2, reimport), `disks["scsi0"].import_from`, "Image Of A Live Disk Cannot Change", "b.qcow2", false)
+	assertIssue(t, checkPlan(state2, reimport), `disks["scsi0"].import_from`, "Image Is Used Only At Creation", "b.qcow2", true)
 
 	moved := planLike(t)
 	moved.Disks["sata1"] = moved.Disks["scsi0"]

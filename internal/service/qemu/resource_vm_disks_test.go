@@ -291,11 +291,18 @@ func TestAccVM_importFromImageW25(t *testing.T) {
 					}),
 			},
 			{
-				// Re-importing over a live disk would lose its data.
+				// import_from is create-time only: a new image is recorded
+				// with a warning, the live disks keep their volumes and data.
 				Config: vmConfig(tg, disksBody("", `
     scsi0 = { storage = "local-lvm", import_from = "local:import/other.qcow2", size = 4 }
     scsi1 = { storage = "local-lvm", import_from = "local:import/debian-13-genericcloud-amd64.qcow2" }`)),
-				ExpectError: regexp.MustCompile(`Image Of A Live Disk Cannot Change`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("import_from"), knownvalue.StringExact("local:import/other.qcow2")),
+				},
+				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), vm.keeps("scsi1"), diskSize(vm, "scsi0", "4G")),
 			},
 		},
 	})
