@@ -78,6 +78,9 @@ type Volume struct {
 	// they are small; larger files keep only their size and digests.
 	Digests map[string]string
 	Data    []byte
+	// Seed is set for an uploaded .iso small enough to be a cloud-init
+	// seed: what it holds, or why it is no ISO 9660 image (W32).
+	Seed *SeedCheck
 }
 
 // Guest is a VM or container. Config holds the keys of its config file, so

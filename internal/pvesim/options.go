@@ -27,6 +27,11 @@ type Options struct {
 	// listed falls back to its user's entry.
 	Privileges map[string][]string
 
+	// AgentBootDelay is how long after its start a VM's guest agent takes
+	// to answer; until then agent commands fail with "QEMU guest agent is
+	// not running". Default 0: the agent answers as soon as the VM runs.
+	AgentBootDelay time.Duration
+
 	// AuthFailureDelay delays every 401 answer. PVE waits 3 seconds; the
 	// default 0 keeps tests fast.
 	AuthFailureDelay time.Duration

@@ -116,6 +116,7 @@ func (s *Sim) registerRoutes() {
 	s.registerStorageContentRoutes()
 	s.registerTaskRoutes()
 	s.registerQemuRoutes()
+	s.registerQemuAgentRoutes()
 	s.registerLXCRoutes()
 }
 

@@ -137,6 +137,7 @@ type fileBlob struct {
 	data    bytes.Buffer
 	tooBig  bool
 	digests map[string]string
+	seed    *SeedCheck
 }
 
 func newFileBlob() *fileBlob {
@@ -225,7 +226,7 @@ func (s *Sim) storeFile(cl *Cluster, st *Storage, node, content, name string, bl
 	return cl.AddVolume(&Volume{
 		VolID: contentVolID(st.ID, content, name), Storage: st.ID, Node: node,
 		Content: content, Format: templateFormat(content, name), Size: blob.size,
-		CTime: s.now().Unix(), Digests: blob.digests, Data: blob.bytes(),
+		CTime: s.now().Unix(), Digests: blob.digests, Data: blob.bytes(), Seed: blob.seed,
 	})
 }
 

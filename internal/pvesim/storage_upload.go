@@ -92,10 +92,12 @@ func readUploadBody(mr *multipart.Reader, params map[string][]string) (*fileBlob
 			}
 			params["filename"] = []string{strings.TrimSpace(part.FileName())}
 			blob := newFileBlob()
-			if _, err := io.Copy(blob, part); err != nil {
+			seed := newSeedCapture(params["filename"][0])
+			if _, err := io.Copy(io.MultiWriter(blob, seed.writer()), part); err != nil {
 				return nil, errUploadFailed
 			}
 			blob.finish()
+			blob.seed = seed.check()
 			if _, err := mr.NextPart(); !errors.Is(err, io.EOF) {
 				return nil, errUploadFailed
 			}

@@ -42,6 +42,12 @@ type vmModel struct {
 	Disks             map[string]diskModel  `tfsdk:"disks"`
 	CDROMs            map[string]cdromModel `tfsdk:"cdroms"`
 	Network           map[string]nicModel   `tfsdk:"network"`
+	EFIDisk           *efiDiskModel         `tfsdk:"efi_disk"`
+	TPMState          *tpmStateModel        `tfsdk:"tpm_state"`
+	PCIDevices        map[string]pciModel   `tfsdk:"pci_devices"`
+	IPv4Addresses     types.List            `tfsdk:"ipv4_addresses"`
+	IPv6Addresses     types.List            `tfsdk:"ipv6_addresses"`
+	CloudInit         *cloudInitModel       `tfsdk:"cloud_init"`
 	PurgeRemovedDisks types.Bool            `tfsdk:"purge_removed_disks"`
 	RebootAfterUpdate types.Bool            `tfsdk:"reboot_after_update"`
 	Status            types.String          `tfsdk:"status"`
@@ -70,6 +76,9 @@ type agentModel struct {
 	Enabled types.Bool   `tfsdk:"enabled"`
 	Trim    types.Bool   `tfsdk:"trim"`
 	Type    types.String `tfsdk:"type"`
+	// WaitForIP and Timeout live only in Terraform.
+	WaitForIP types.Bool   `tfsdk:"wait_for_ip"`
+	Timeout   types.String `tfsdk:"timeout"`
 }
 
 // Config keys of the top-level attributes.
@@ -142,9 +151,11 @@ func (m *vmModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pveapi.Gu
 	if m.Memory, err = memoryFromAPI(config); err != nil {
 		return err
 	}
+	priorAgent := m.Agent
 	if m.Agent, err = agentFromAPI(config); err != nil {
 		return err
 	}
+	m.Agent.keepProviderOptions(priorAgent)
 	if m.Disks, err = disksFromAPI(config, m.Disks); err != nil {
 		return err
 	}
@@ -152,6 +163,20 @@ func (m *vmModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pveapi.Gu
 		return err
 	}
 	if m.Network, err = networkFromAPI(config, m.Network); err != nil {
+		return err
+	}
+	if m.EFIDisk, err = efiDiskFromAPI(config); err != nil {
+		return err
+	}
+	if m.TPMState, err = tpmStateFromAPI(config); err != nil {
+		return err
+	}
+	// A model never read before (an import) takes every live PCI device.
+	if m.PCIDevices, err = pciDevicesFromAPI(config, m.PCIDevices, m.Status.IsNull()); err != nil {
+		return err
+	}
+	m.addressesNotNull()
+	if err := m.cloudInitFromAPI(vmid, config); err != nil {
 		return err
 	}
 
@@ -329,6 +354,11 @@ func (m *vmModel) toCreate() (url.Values, error) {
 		}
 		form.Set(slot, value)
 	}
+	if err := m.addFirmwareToCreate(form); err != nil {
+		return nil, err
+	}
+	m.addPCIToCreate(form)
+	m.addCloudInitToCreate(form)
 	return form, nil
 }
 

@@ -61,6 +61,12 @@ func toUpdate(state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, err
 	if err := u.network(state, plan, live); err != nil {
 		return nil, err
 	}
+	if err := u.hardware(state, plan, live); err != nil {
+		return nil, err
+	}
+	if err := u.cloudInit(plan, live); err != nil {
+		return nil, err
+	}
 
 	// boot_order is Computed: left out of configuration it is PVE's, never
 	// deleted. When declared, it goes into this request only when no device

@@ -101,11 +101,15 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 	if !r.finishDisks(ctx, node, vmid, &plan, live, &resp.Diagnostics) {
 		return
 	}
+	if !r.applyCloudInit(ctx, req.Config, node, vmid, nil, &plan, nil, &resp.Diagnostics) {
+		return
+	}
 	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, &resp.Diagnostics) {
 		return
 	}
 
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
+		r.refreshAddresses(ctx, node, vmid, &plan, nil, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	}
 }
@@ -129,6 +133,7 @@ func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *r
 		return
 	}
 	state.Node = types.StringValue(live.Node)
+	notePCI(ctx, live.Config, &state, resp.Private, &resp.Diagnostics)
 	pool, ok := r.api.ReadPool(ctx, vmid, state.Pool, &resp.Diagnostics)
 	if !ok {
 		return
@@ -186,6 +191,9 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 			return
 		}
 	}
+	if !r.applyCloudInit(ctx, req.Config, node, vmid, &state, &plan, &configWritten, &resp.Diagnostics) {
+		return
+	}
 
 	if configWritten {
 		if live, err = r.api.Client.QemuConfig(ctx, node, vmid); err != nil {
@@ -211,6 +219,7 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	}
 
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
+		r.refreshAddresses(ctx, node, vmid, &plan, &state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	}
 }
@@ -230,6 +239,7 @@ func (r *vmResource) Delete(ctx context.Context, req resource.DeleteRequest, res
 	defer cancel()
 
 	r.api.Delete(ctx, state.Node.ValueString(), state.vmid(), state.Protection.ValueBool(), &resp.Diagnostics)
+	r.deleteSeedAfterDestroy(ctx, &state, &resp.Diagnostics)
 }
 
 // ImportState takes "VMID" or "NODE/VMID".

@@ -63,7 +63,10 @@ func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, pla
 		diags.AddError("Unable To Update VM Disks", err.Error())
 		return false
 	}
-	return r.api.RunFollowUps(ctx, node, vmid, resizes, moves, diskPath, diags)
+	if !r.api.RunFollowUps(ctx, node, vmid, resizes, moves, diskPath, diags) {
+		return false
+	}
+	return r.finishFirmware(ctx, node, vmid, plan, live, diags)
 }
 
 // readBack reads the VM after a write into m, so state holds what PVE

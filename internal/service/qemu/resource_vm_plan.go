@@ -37,12 +37,15 @@ func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateCo
 		return
 	}
 	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
+	guestops.AddIssues(&resp.Diagnostics, checkCloudInit(m))
 }
 
 // ModifyPlan runs the data-loss guard on updates and marks what an update
 // may change as unknown: the power status, and the boot order PVE keeps
 // when the configuration leaves it to PVE and devices come or go (W28).
 func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	r.modifyHardwarePlan(ctx, req, resp)
+	r.checkCloudInitStorage(ctx, req, resp)
 	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
 		return
 	}

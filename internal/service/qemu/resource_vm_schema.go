@@ -87,6 +87,14 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"disks":   disksSchema(),
 			"cdroms":  cdromsSchema(),
 			"network": networkSchema(),
+
+			"efi_disk":       efiDiskSchema(),
+			"tpm_state":      tpmStateSchema(),
+			"pci_devices":    pciDevicesSchema(),
+			"ipv4_addresses": guestAddressSchema("IPv4"),
+			"ipv6_addresses": guestAddressSchema("IPv6"),
+
+			"cloud_init": cloudInitSchema(),
 		}),
 	}
 }
@@ -125,7 +133,7 @@ func agentSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "QEMU guest agent.",
 		Optional:            true,
-		Attributes: map[string]schema.Attribute{
+		Attributes: guestops.WithAttributes(agentWaitAttributes(), map[string]schema.Attribute{
 			"enabled": schema.BoolAttribute{MarkdownDescription: "Enable the guest agent channel.", Required: true},
 			"trim":    schema.BoolAttribute{MarkdownDescription: "Run fstrim after moving or cloning a disk (`fstrim_cloned_disks`).", Optional: true},
 			"type": schema.StringAttribute{
@@ -133,7 +141,7 @@ func agentSchema() schema.SingleNestedAttribute {
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.OneOf("virtio", "isa")},
 			},
-		},
+		}),
 	}
 }
 
