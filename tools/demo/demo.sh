@@ -3,6 +3,9 @@
 # port, apply examples/quickstart against it, show the outputs, prove that the
 # next plan is empty, destroy, and stop the simulator. Any failing step fails
 # the demo.
+#
+# PVE_PROVIDER_BINARY, when set, names a provider binary to run instead of
+# building one (make release-dry-run passes the snapshot goreleaser built).
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -22,8 +25,16 @@ say() { printf '\n==> %s\n' "$*"; }
 
 command -v terraform >/dev/null || { echo "terraform is not on PATH (Terraform >= 1.5, or OpenTofu installed as terraform)" >&2; exit 1; }
 
-say "Building the provider and the simulator"
-(cd "$root" && go build -o "$work/plugins/terraform-provider-pve" . && go build -o "$work/pvesim" ./tools/pvesim)
+mkdir -p "$work/plugins"
+if [ -n "${PVE_PROVIDER_BINARY:-}" ]; then
+  say "Using the provider binary $PVE_PROVIDER_BINARY, building the simulator"
+  [ -x "$PVE_PROVIDER_BINARY" ] || { echo "PVE_PROVIDER_BINARY=$PVE_PROVIDER_BINARY is not an executable file" >&2; exit 1; }
+  cp "$PVE_PROVIDER_BINARY" "$work/plugins/terraform-provider-pve"
+  (cd "$root" && go build -o "$work/pvesim" ./tools/pvesim)
+else
+  say "Building the provider and the simulator"
+  (cd "$root" && go build -o "$work/plugins/terraform-provider-pve" . && go build -o "$work/pvesim" ./tools/pvesim)
+fi
 
 say "Starting the PVE simulator"
 "$work/pvesim" --listen 127.0.0.1:0 --ca-file "$work/pvesim-ca.pem" >"$work/sim.out" 2>"$work/sim.err" &

@@ -31,7 +31,12 @@ resource "pve_container" "db" {
   # Write-only: never stored in state. Bump the version to record a new one.
   password_wo         = var.root_password
   password_wo_version = 1
-  ssh_public_keys     = [file("~/.ssh/id_ed25519.pub")]
+
+  # Written into root's authorized_keys when the container is created, and
+  # never again.
+  ssh_public_keys = [
+    "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAINwRDavxAe7i0Mj7PAiumqNjzq63vNtiuYGsrHpappVV admin@example.com",
+  ]
 }
 
 variable "root_password" {

@@ -1,0 +1,273 @@
+// Package examples_test checks that every example under examples/ is
+// formatted, valid against the provider built from this repository, and that
+// every resource and data source the provider serves has an example (the
+// documentation pages are generated from them).
+package examples_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// providerSource is the address the examples use, and the one the test's
+// CLI configuration overrides with the freshly built binary.
+const providerSource = "proxops/pve"
+
+// devOverridesWarning is the warning every command prints while a
+// dev_overrides block is in effect; any other diagnostic fails the test.
+const devOverridesWarning = "Provider development overrides are in effect"
+
+// requiredProvidersFile is added to a copied example that has no
+// required_providers block of its own: the documentation examples leave it
+// out, and without it Terraform would look for hashicorp/pve.
+const requiredProvidersFile = `terraform {
+  required_providers {
+    pve = {
+      source = "` + providerSource + `"
+    }
+  }
+}
+`
+
+func TestExamples(t *testing.T) {
+	terraform, err := exec.LookPath("terraform")
+	if err != nil {
+		t.Fatal("terraform is not on PATH: validating the examples needs Terraform >= 1.5 (or OpenTofu installed as terraform)")
+	}
+	work := t.TempDir()
+	env := terraformEnv(t, work)
+
+	dirs := exampleDirs(t)
+	if len(dirs) == 0 {
+		t.Fatal("found no example directories")
+	}
+	for _, dir := range dirs {
+		t.Run("validate/"+filepath.ToSlash(dir), func(t *testing.T) {
+			t.Parallel()
+			copyDir := filepath.Join(t.TempDir(), "example")
+			copyExample(t, dir, copyDir)
+			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
+		})
+	}
+
+	t.Run("every resource and data source has an example", func(t *testing.T) {
+		t.Parallel()
+		dir := filepath.Join(t.TempDir(), "schema")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, "providers.tf"), requiredProvidersFile)
+		out := run(t, terraform, dir, env, "providers", "schema", "-json")
+		for _, missing := range missingExamples(t, out) {
+			t.Errorf("missing example: %s", missing)
+		}
+	})
+}
+
+// terraformEnv builds the provider once into work and returns the
+// environment that makes Terraform use it without init and without network.
+func terraformEnv(t *testing.T, work string) []string {
+	t.Helper()
+	plugins := filepath.Join(work, "plugins")
+	build := exec.Command("go", "build", "-o", filepath.Join(plugins, "terraform-provider-pve"), ".")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build the provider: %v\n%s", err, out)
+	}
+	cliConfig := filepath.Join(work, "terraformrc")
+	writeFile(t, cliConfig, fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    %q = %q
+  }
+  direct {}
+}
+`, providerSource, filepath.ToSlash(plugins)))
+
+	env := make([]string, 0, len(os.Environ())+4)
+	for _, kv := range os.Environ() {
+		// Arguments or a CLI configuration from the caller's shell would change
+		// what is checked.
+		if strings.HasPrefix(kv, "TF_CLI_ARGS") || strings.HasPrefix(kv, "TF_CLI_CONFIG_FILE=") ||
+			strings.HasPrefix(kv, "TF_DATA_DIR=") || strings.HasPrefix(kv, "TF_PLUGIN_CACHE_DIR=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env,
+		"TF_CLI_CONFIG_FILE="+cliConfig,
+		"TF_IN_AUTOMATION=1",
+		"CHECKPOINT_DISABLE=1",
+	)
+}
+
+// exampleDirs lists, relative to examples/, every directory holding .tf
+// files.
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	var dirs []string
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".tf") {
+			dir := filepath.Dir(path)
+			if !slices.Contains(dirs, dir) {
+				dirs = append(dirs, dir)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(dirs)
+	return dirs
+}
+
+// copyExample copies the files of one example directory (not its
+// subdirectories: each is an example of its own) so that Terraform's working
+// files never land in the repository.
+func copyExample(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	declaresProviders := false
+	for _, entry := range entries {
+		if entry.IsDir() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(src, entry.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(entry.Name(), ".tf") && bytes.Contains(data, []byte("required_providers")) {
+			declaresProviders = true
+		}
+		writeFile(t, filepath.Join(dst, entry.Name()), string(data))
+	}
+	if !declaresProviders {
+		writeFile(t, filepath.Join(dst, "zz_required_providers.tf"), requiredProvidersFile)
+	}
+}
+
+func run(t *testing.T, terraform, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(terraform, args...)
+	cmd.Dir = dir
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("terraform %s: %v\n%s%s", strings.Join(args, " "), err, stdout.String(), stderr.String())
+	}
+	return stdout.Bytes()
+}
+
+type diagnostic struct {
+	Severity string `json:"severity"`
+	Summary  string `json:"summary"`
+	Detail   string `json:"detail"`
+	Range    *struct {
+		Filename string `json:"filename"`
+		Start    struct {
+			Line int `json:"line"`
+		} `json:"start"`
+	} `json:"range"`
+}
+
+// checkValid fails on an invalid configuration and on every warning but the
+// one dev_overrides always causes: a deprecation or an ignored attribute in
+// an example is a documentation bug too.
+func checkValid(t *testing.T, out []byte) {
+	t.Helper()
+	var result struct {
+		Valid       bool         `json:"valid"`
+		Diagnostics []diagnostic `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(out, &result); err != nil {
+		t.Fatalf("parse terraform validate -json: %v\n%s", err, out)
+	}
+	for _, d := range result.Diagnostics {
+		if d.Severity == "warning" && d.Summary == devOverridesWarning {
+			continue
+		}
+		where := ""
+		if d.Range != nil {
+			where = fmt.Sprintf(" (%s:%d)", d.Range.Filename, d.Range.Start.Line)
+		}
+		t.Errorf("%s%s: %s: %s", d.Severity, where, d.Summary, d.Detail)
+	}
+	if !result.Valid {
+		t.Error("terraform validate reports the configuration invalid")
+	}
+}
+
+// missingExamples names the example files the documentation generator
+// expects for every resource and data source in the provider's schema but
+// that do not exist.
+func missingExamples(t *testing.T, schemaJSON []byte) []string {
+	t.Helper()
+	var schemas struct {
+		ProviderSchemas map[string]struct {
+			ResourceSchemas   map[string]json.RawMessage `json:"resource_schemas"`
+			DataSourceSchemas map[string]json.RawMessage `json:"data_source_schemas"`
+		} `json:"provider_schemas"`
+	}
+	if err := json.Unmarshal(schemaJSON, &schemas); err != nil {
+		t.Fatalf("parse terraform providers schema -json: %v", err)
+	}
+	var resources, dataSources []string
+	for _, p := range schemas.ProviderSchemas {
+		for name := range p.ResourceSchemas {
+			resources = append(resources, name)
+		}
+		for name := range p.DataSourceSchemas {
+			dataSources = append(dataSources, name)
+		}
+	}
+	if len(resources) == 0 || len(dataSources) == 0 {
+		t.Fatalf("the provider's schema lists %d resources and %d data sources", len(resources), len(dataSources))
+	}
+	var want []string
+	for _, name := range resources {
+		want = append(want,
+			filepath.Join("resources", name, "resource.tf"),
+			filepath.Join("resources", name, "import.sh"))
+	}
+	for _, name := range dataSources {
+		want = append(want, filepath.Join("data-sources", name, "data-source.tf"))
+	}
+	var missing []string
+	for _, path := range want {
+		if _, err := os.Stat(path); err != nil {
+			missing = append(missing, path)
+		}
+	}
+	slices.Sort(missing)
+	return missing
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
