@@ -78,7 +78,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if resp.Diagnostics.HasError() || state == nil || req.Plan.Raw.Equal(req.State.Raw) {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	guestops.MarkStatusIfItMayChange(ctx, req, resp)
 }
 
 // osTemplateReplaces replaces the container when a known template changes

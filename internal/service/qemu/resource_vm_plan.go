@@ -57,7 +57,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("status"), types.StringUnknown())...)
+	guestops.MarkStatusIfItMayChange(ctx, req, resp)
 
 	var configuredOrder types.List
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("boot_order"), &configuredOrder)...)
