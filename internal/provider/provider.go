@@ -96,7 +96,9 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		pool.NewPoolResource,
 		qemu.NewVMResource,
+		qemu.NewVMTemplateResource,
 		lxc.NewContainerResource,
+		lxc.NewContainerTemplateResource,
 		storage.NewISOResource,
 		storage.NewOSTemplateResource,
 		storage.NewDiskImageResource,

@@ -66,6 +66,9 @@ func (s *Sim) resizeLXC(c *call) (any, error) {
 		if newSize == v.Size {
 			return nil, nil, 0, errorf("disk is already at specified size")
 		}
+		if err := checkBaseResize(cl, mp.volume()); err != nil {
+			return nil, nil, 0, err
+		}
 		return mp, v, newSize, nil
 	}
 	g, err := loadGuest(c, LXC)

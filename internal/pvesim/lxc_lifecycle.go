@@ -68,6 +68,9 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 			return err
 		}
 	}
+	if err := checkCTBaseVolumesFree(cl, g); err != nil {
+		return err
+	}
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
 		if !wire.IsUnusedSlot(key) {

@@ -61,6 +61,9 @@ func (s *Sim) resizeQemu(c *call) (any, error) {
 		if newSize == v.Size {
 			return nil
 		}
+		if err := checkBaseResize(cl, d.file()); err != nil {
+			return err
+		}
 		allocated := newSize
 		if st.Type == "lvm" || st.Type == "lvmthin" {
 			allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent

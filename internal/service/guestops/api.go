@@ -27,6 +27,8 @@ type Kind struct {
 	Title string
 	// Resource is the resource type name, for import guidance.
 	Resource string
+	// Template tells a template resource from its guest resource (W17).
+	Template bool
 }
 
 // The two guest kinds.

@@ -29,6 +29,17 @@ type CreateRequest struct {
 	// Recognize tells whether a guest found on the VMID after a lost answer,
 	// and no longer locked for creation, is the one Form describes.
 	Recognize func(config pveapi.GuestConfig) bool
+	// Send, when set, replaces the create request (a clone sends POST
+	// .../clone instead); Form is then unused.
+	Send func(ctx context.Context, vmid int) (string, error)
+	// Lock is the lock a guest carries while this request's task runs:
+	// "create" when empty. A guest found with it after a lost answer is
+	// ours (W10, W11).
+	Lock string
+	// AdoptOwn also inspects a configured VMID that is taken: a guest that
+	// Recognize claims (left by an apply that died mid-task) is adopted
+	// rather than refused.
+	AdoptOwn bool
 }
 
 // Created is a create request PVE accepted: the task to wait for, or, when
@@ -60,7 +71,7 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 
 	answerLost := false
 	for attempt := 0; attempt < maxCreateAttempts; attempt++ {
-		upid, err := a.create(ctx, req.Node, vmid, req.Form)
+		upid, err := a.send(ctx, req, vmid)
 		if err == nil {
 			return Created{VMID: vmid, UPID: upid}, true
 		}
@@ -86,6 +97,11 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 			// Nothing was made: the request never took effect.
 			answerLost = true
 		case pveapi.IsAlreadyExists(err):
+			if configured && req.AdoptOwn {
+				if adopted, _, inspectErr := a.inspectCreate(ctx, req, vmid); inspectErr == nil && adopted {
+					return Created{VMID: vmid, Adopted: true}, true
+				}
+			}
 			if configured {
 				fwutil.AddAttributeAPIError(diags, path.Root("vmid"), "VMID Already In Use", fmt.Errorf(
 					"%w\n\nVMID %d is taken by another guest. Choose another vmid, or leave vmid out to have one allocated", err, vmid))
@@ -124,10 +140,24 @@ func (a API) inspectCreate(ctx context.Context, req CreateRequest, vmid int) (ad
 	if err != nil {
 		return false, false, err
 	}
-	if config.Lock() == "create" {
+	if config.Lock() == req.lock() {
 		return true, true, nil
 	}
 	return req.Recognize(config), true, nil
+}
+
+func (a API) send(ctx context.Context, req CreateRequest, vmid int) (string, error) {
+	if req.Send != nil {
+		return req.Send(ctx, vmid)
+	}
+	return a.create(ctx, req.Node, vmid, req.Form)
+}
+
+func (req CreateRequest) lock() string {
+	if req.Lock == "" {
+		return "create"
+	}
+	return req.Lock
 }
 
 // AwaitCreate waits for the create task, or, for an adopted guest, for its

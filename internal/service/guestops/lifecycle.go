@@ -26,6 +26,10 @@ type Live struct {
 	Node   string
 	Config pveapi.GuestConfig
 	Status *pveapi.GuestStatus
+	// Unreachable is set, with found false and a warning, when the guest's
+	// node did not answer: the caller keeps the prior state rather than
+	// dropping the guest or failing the whole plan.
+	Unreachable bool
 }
 
 // Read reads the guest's config and status/current: the two requests a
@@ -49,6 +53,9 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 	if pveapi.IsNotFound(err) {
 		return Live{}, false
 	}
+	if nodeUnreachable(err) {
+		return a.unreachable(node, vmid, err, diags), false
+	}
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read "+a.Kind.Title, err)
 		return Live{}, false
@@ -57,11 +64,23 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 	if pveapi.IsNotFound(err) {
 		return Live{}, false
 	}
+	if nodeUnreachable(err) {
+		return a.unreachable(node, vmid, err, diags), false
+	}
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read "+a.Kind.Title+" Status", err)
 		return Live{}, false
 	}
 	return Live{Node: node, Config: config, Status: status}, true
+}
+
+// unreachable warns that a guest's node did not answer a refresh; the guest
+// keeps its recorded state, so other guests can still be planned.
+func (a API) unreachable(node string, vmid int, err error, diags *diag.Diagnostics) Live {
+	diags.AddWarning("Node Unreachable, "+a.Kind.Title+" State Kept", fmt.Sprintf(
+		"Node %s did not answer while refreshing %s %d (%v). Its state is kept as last recorded; "+
+			"changes planned for it are based on that state.", node, a.Kind.Noun, vmid, err))
+	return Live{Node: node, Unreachable: true}
 }
 
 // ReadBack reads config and status after a write, so state holds what PVE
@@ -283,6 +302,9 @@ func (a API) ImportState(ctx context.Context, req resource.ImportStateRequest, r
 			other = VM
 		}
 		resp.Diagnostics.AddError("Not A "+title, fmt.Sprintf("Guest %d is a %s, not a %s; import it as %s.", vmid, other.Noun, noun, other.Resource))
+		return false
+	case bool(guest.Template) != a.Kind.Template:
+		resp.Diagnostics.AddError(wrongTemplateKind(a.Kind, vmid))
 		return false
 	case wantNode != "" && guest.Node != wantNode:
 		resp.Diagnostics.AddError(title+" On Another Node",

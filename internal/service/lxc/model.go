@@ -51,6 +51,7 @@ type containerModel struct {
 	RebootAfterUpdate types.Bool                 `tfsdk:"reboot_after_update"`
 	Status            types.String               `tfsdk:"status"`
 	Timeouts          timeouts.Value             `tfsdk:"timeouts"`
+	Clone             *guestops.CloneModel       `tfsdk:"clone"`
 }
 
 // cpuModel maps to cores, cpulimit and cpuunits.

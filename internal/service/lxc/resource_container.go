@@ -72,6 +72,10 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	if plan.Clone != nil {
+		r.createClone(ctx, req, resp, &plan)
+		return
+	}
 	form, err := plan.toCreate(password)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Container Configuration", err.Error())
@@ -124,7 +128,8 @@ func (r *containerResource) Read(ctx context.Context, req resource.ReadRequest, 
 	vmid := state.vmid()
 	live, found := r.api.Read(ctx, state.Node.ValueString(), vmid, &resp.Diagnostics)
 	if !found {
-		if !resp.Diagnostics.HasError() {
+		// An unreachable node keeps the prior state (with a warning).
+		if !resp.Diagnostics.HasError() && !live.Unreachable {
 			resp.State.RemoveResource(ctx)
 		}
 		return
@@ -140,6 +145,9 @@ func (r *containerResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.Pool = pool
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	if state.Clone != nil {
+		guestops.MaskCloneState(&resp.State, req.State.Raw, &resp.Diagnostics)
+	}
 }
 
 func (r *containerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -177,7 +185,7 @@ func (r *containerResource) Update(ctx context.Context, req resource.UpdateReque
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read Container", err)
 		return
 	}
-	update, err := toUpdate(&state, &plan, live)
+	update, err := r.updateFor(ctx, &state, &plan, live)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable To Plan Container Update", err.Error())
 		return
@@ -219,6 +227,9 @@ func (r *containerResource) Update(ctx context.Context, req resource.UpdateReque
 
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		if plan.Clone != nil {
+			guestops.MaskCloneState(&resp.State, req.Plan.Raw, &resp.Diagnostics)
+		}
 	}
 }
 

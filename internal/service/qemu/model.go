@@ -52,6 +52,7 @@ type vmModel struct {
 	RebootAfterUpdate types.Bool            `tfsdk:"reboot_after_update"`
 	Status            types.String          `tfsdk:"status"`
 	Timeouts          timeouts.Value        `tfsdk:"timeouts"`
+	Clone             *guestops.CloneModel  `tfsdk:"clone"`
 }
 
 // cpuModel maps to the keys cores, sockets, cpu (its cputype), cpuunits,

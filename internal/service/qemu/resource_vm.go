@@ -68,6 +68,10 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
+	if plan.Clone != nil {
+		r.createClone(ctx, req, resp, &plan)
+		return
+	}
 	form, err := plan.toCreate()
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid VM Configuration", err.Error())
@@ -123,7 +127,8 @@ func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *r
 	vmid := state.vmid()
 	live, found := r.api.Read(ctx, state.Node.ValueString(), vmid, &resp.Diagnostics)
 	if !found {
-		if !resp.Diagnostics.HasError() {
+		// An unreachable node keeps the prior state (with a warning).
+		if !resp.Diagnostics.HasError() && !live.Unreachable {
 			resp.State.RemoveResource(ctx)
 		}
 		return
@@ -140,6 +145,9 @@ func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *r
 	}
 	state.Pool = pool
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
+	if state.Clone != nil {
+		guestops.MaskCloneState(&resp.State, req.State.Raw, &resp.Diagnostics)
+	}
 }
 
 func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -177,7 +185,7 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read VM", err)
 		return
 	}
-	update, err := toUpdate(&state, &plan, live)
+	update, err := r.updateFor(ctx, &state, &plan, live)
 	if err != nil {
 		resp.Diagnostics.AddError("Unable To Plan VM Update", err.Error())
 		return
@@ -221,6 +229,9 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		r.refreshAddresses(ctx, node, vmid, &plan, &state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
+		if plan.Clone != nil {
+			guestops.MaskCloneState(&resp.State, req.Plan.Raw, &resp.Diagnostics)
+		}
 	}
 }
 

@@ -1,0 +1,4 @@
+import {
+  to = pve_container_template.debian
+  id = "pve1/9100"
+}

@@ -1,0 +1,341 @@
+package qemu_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+const vmTemplateAddr = "pve_vm_template.test"
+
+// vmTemplateConfig wraps attribute lines into the test template resource;
+// extra is appended as is (other resources).
+func vmTemplateConfig(tg *acctest.Target, body, extra string) string {
+	return tg.Config("resource \"pve_vm_template\" \"test\" {\n" + body + "\n}\n" + extra)
+}
+
+// templateBody is a template with one disk of cores cores.
+func templateBody(cores int, size string) string {
+	return fmt.Sprintf(`
+  node          = "pve1"
+  name          = "tfacc-tpl"
+  scsi_hardware = "virtio-scsi-single"
+  cpu    = { cores = %d }
+  memory = { size = 1024 }
+  agent  = { enabled = true }
+  disks = {
+    scsi0 = { storage = "local-lvm", size = %s, discard = true }
+  }
+  network = {
+    net0 = { bridge = "vmbr0" }
+  }
+`, cores, size)
+}
+
+// loadTemplate reads the template's vmid and node from state.
+func loadTemplate(v *vmRef, s *terraform.State) error {
+	rs, ok := s.RootModule().Resources[vmTemplateAddr]
+	if !ok {
+		return fmt.Errorf("%s not in state", vmTemplateAddr)
+	}
+	id, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
+	if err != nil {
+		return fmt.Errorf("vmid in state: %w", err)
+	}
+	v.vmid, v.node = id, rs.Primary.Attributes["node"]
+	return nil
+}
+
+// isTemplate checks that PVE holds the guest as a template whose disk is a
+// base volume, and that state records that volume (W17).
+func isTemplate(v *vmRef, slot string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if err := loadTemplate(v, s); err != nil {
+			return err
+		}
+		config, err := v.config()
+		if err != nil {
+			return err
+		}
+		if config["template"] != "1" {
+			return fmt.Errorf("VM %d is not a template: template = %q", v.vmid, config["template"])
+		}
+		want := fmt.Sprintf("local-lvm:base-%d-disk-", v.vmid)
+		if !strings.HasPrefix(config[slot], want) {
+			return fmt.Errorf("%s is %q, want a base volume %s*", slot, config[slot], want)
+		}
+		volume := s.RootModule().Resources[vmTemplateAddr].Primary.Attributes["disks."+slot+".volume"]
+		if !strings.HasPrefix(config[slot], volume+",") {
+			return fmt.Errorf("state records volume %q, PVE has %q", volume, config[slot])
+		}
+		return nil
+	}
+}
+
+// W17: a template from scratch is created stopped and marked a template;
+// its disk becomes a base volume that state follows. Hardware changes and
+// a node move are in place, growing a base disk is refused at plan time,
+// and an import round trip plans empty.
+func TestAccVMTemplate_fromScratchW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	tpl := newVMRef(tg)
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(tpl),
+		Steps: []resource.TestStep{
+			{
+				Config: vmTemplateConfig(tg, templateBody(2, "4"), ""),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmTemplateAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("4")),
+				},
+				Check: isTemplate(tpl, "scsi0"),
+			},
+			{
+				// Changes PVE accepts on a template are made in place.
+				Config: vmTemplateConfig(tg, templateBody(4, "4")+"  description = \"golden image\"\n", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
+					config, err := tpl.config()
+					if err != nil {
+						return err
+					}
+					if config["cores"] != "4" || config["description"] != "golden image" {
+						return fmt.Errorf("cores %q description %q", config["cores"], config["description"])
+					}
+					return nil
+				}),
+			},
+			{
+				// A base volume is not resized: refused before anything is sent.
+				Config:      vmTemplateConfig(tg, templateBody(4, "8")+"  description = \"golden image\"\n", ""),
+				ExpectError: regexp.MustCompile(`Template Disk Cannot Grow`),
+			},
+			{
+				// A template moves to another node in place, base volumes and all.
+				Config: vmTemplateConfig(tg, strings.Replace(templateBody(4, "4"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
+					if tpl.node != "pve2" {
+						return fmt.Errorf("template is on %s", tpl.node)
+					}
+					return nil
+				}),
+			},
+			{
+				ResourceName:      vmTemplateAddr,
+				ImportState:       true,
+				ImportStateVerify: true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.node, tpl.vmid), nil },
+			},
+			{
+				// An import block adopts the template with an empty plan.
+				Config:            vmTemplateConfig(tg, strings.Replace(templateBody(4, "4"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
+				ResourceName:      vmTemplateAddr,
+				ImportState:       true,
+				ImportStateKind:   resource.ImportBlockWithID,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
+
+// W17, W25: a template whose disk is seeded from an uploaded disk image
+// (pve_disk_image + import_from), grown to its configured size before it
+// becomes a base volume.
+func TestAccVMTemplate_fromDiskImageW25(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	tpl := newVMRef(tg)
+	source := filepath.Join(t.TempDir(), "cloud.qcow2")
+	image := make([]byte, 65536)
+	copy(image, "QFI\xfb")
+	if err := os.WriteFile(source, image, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	fileName := acctest.Name("tfacc") + ".qcow2"
+	config := vmTemplateConfig(tg, `
+  node          = "pve1"
+  name          = "tfacc-cloud-tpl"
+  scsi_hardware = "virtio-scsi-single"
+  disks = {
+    scsi0 = { storage = "local-lvm", import_from = pve_disk_image.cloud.volume, size = 2 }
+  }
+  network = { net0 = { bridge = "vmbr0" } }
+  cloud_init = {
+    storage = "local-lvm"
+    user    = "debian"
+  }
+`, fmt.Sprintf(`
+resource "pve_disk_image" "cloud" {
+  node        = "pve1"
+  storage     = "local"
+  file_name   = %q
+  source_file = %q
+}
+`, fileName, source))
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(tpl),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmTemplateAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("2")),
+				},
+				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), diskSizeOf(tpl, "scsi0", "2G")),
+			},
+			{
+				ResourceName:            vmTemplateAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"disks.scsi0.import_from"},
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+			},
+		},
+	})
+}
+
+// diskSizeOf checks the size PVE reports for a template's disk.
+func diskSizeOf(v *vmRef, slot, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		config, err := v.config()
+		if err != nil {
+			return err
+		}
+		if !strings.Contains(config[slot], ",size="+want) {
+			return fmt.Errorf("%s is %q, want size=%s", slot, config[slot], want)
+		}
+		return nil
+	}
+}
+
+// W17: a template imported as pve_vm, or a VM imported as
+// pve_vm_template, is refused: neither becomes the other in place.
+func TestAccVMTemplate_wrongKindImportW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	tpl := newVMRef(tg)
+	vm := newVMRef(tg)
+	plainVM := `
+resource "pve_vm" "test" {
+  node    = "pve1"
+  name    = "tfacc-plain"
+  started = false
+  memory  = { size = 512 }
+}
+`
+	config := vmTemplateConfig(tg, templateBody(1, "1"), plainVM)
+	other := `
+resource "pve_vm" "other" {
+  node = "pve1"
+}
+resource "pve_vm_template" "other" {
+  node = "pve1"
+}
+`
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: resource.ComposeTestCheckFunc(checkVMDestroyed(tpl), checkVMDestroyed(vm)),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check:  resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), vm.record()),
+			},
+			{
+				Config:            config + other,
+				ResourceName:      "pve_vm.other",
+				ImportState:       true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ExpectError:       regexp.MustCompile(`(?s)VM Is A Template.*pve_vm_template`),
+			},
+			{
+				Config:            config + other,
+				ResourceName:      "pve_vm_template.other",
+				ImportState:       true,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ExpectError:       regexp.MustCompile(`(?s)Not A VM Template.*import it as pve_vm`),
+			},
+		},
+	})
+}
+
+// W17: destroying a template whose base volume backs a linked clone fails
+// with PVE's error and says what to do; once the clone is gone it works.
+func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	tpl := newVMRef(tg)
+	config := vmTemplateConfig(tg, templateBody(1, "1"), "")
+	var cloneID int
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(tpl),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
+					id, err := linkedClone(tg.Client, tpl)
+					cloneID = id
+					return err
+				}),
+			},
+			{
+				Config:      config,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)still in use by linked\s+cloned.*VM Template Still Has Linked Clones`),
+			},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.DeleteQemu(context.Background(), tpl.node, cloneID, true, false)
+					if err == nil {
+						_, err = tg.Client.WaitTask(context.Background(), upid)
+					}
+					if err != nil {
+						t.Fatalf("delete linked clone %d: %v", cloneID, err)
+					}
+				},
+				Config: config,
+				Check:  isTemplate(tpl, "scsi0"),
+			},
+		},
+	})
+}
+
+// linkedClone makes a linked clone of the template outside Terraform.
+func linkedClone(client *pveapi.Client, tpl *vmRef) (int, error) {
+	ctx := context.Background()
+	id, err := client.NextID(ctx)
+	if err != nil {
+		return 0, err
+	}
+	upid, err := client.CloneQemu(ctx, tpl.node, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "full": {"0"}, "name": {"tfacc-linked"}})
+	if err != nil {
+		return 0, err
+	}
+	_, err = client.WaitTask(ctx, upid)
+	return id, err
+}
