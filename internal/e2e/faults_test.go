@@ -114,26 +114,7 @@ func TestFaults_killedApplyLeavesNoDuplicatesW13(t *testing.T) {
 	}})
 	const vms, firstVMID = 8, 300
 	e.write(e.dir, fleet("k", vms, 0, firstVMID))
-
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd, out := e.command(ctx, e.dir, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	// Kill once PVE has started creating guests.
-	for deadline := time.Now().Add(time.Minute); len(guestsByName(e.sim)) < 2; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			_ = cmd.Process.Kill()
-			t.Fatalf("no guest was created within a minute:\n%s", out.String())
-		}
-	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	orphans := guestsByName(e.sim)
-	t.Logf("killed with %d guests present", len(orphans))
+	killMidApply(t, e)
 
 	r := e.apply(e.dir, 4)
 	checkAtMostOnce(t, e.sim)
@@ -154,6 +135,48 @@ func TestFaults_killedApplyLeavesNoDuplicatesW13(t *testing.T) {
 	checkExactlyOnce(t, e.sim, fleetNames("k", vms, 0))
 	checkNoOrphanedVolumes(t, e.sim)
 	e.mustPlanEmpty(e.dir)
+}
+
+// W11, W13: the same kill with allocated VMIDs. The half-made guests carry
+// the create marker with their planned name, so the next apply adopts each
+// of them instead of allocating another id and creating a duplicate.
+func TestFaults_killedApplyWithAllocatedVMIDsLeavesNoDuplicatesW13(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{sim: pvesim.Options{
+		Seed:         seedFromEnv(t, 11),
+		TaskDuration: 300 * time.Millisecond,
+	}})
+	const vms, cts = 8, 2
+	e.write(e.dir, fleet("k", vms, cts, 0))
+	killMidApply(t, e)
+
+	e.mustApply(e.dir, 4)
+	checkExactlyOnce(t, e.sim, fleetNames("k", vms, cts))
+	checkNoOrphanedVolumes(t, e.sim)
+	e.mustPlanEmpty(e.dir)
+}
+
+// killMidApply starts an apply of e.dir and kills terraform (SIGKILL, so
+// nothing is saved to state) once PVE has started creating guests.
+func killMidApply(t *testing.T, e *env) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd, out := e.command(ctx, e.dir, "apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); len(guestsByName(e.sim)) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("no guest was created within a minute:\n%s", out.String())
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	t.Logf("killed with %d guests present", len(guestsByName(e.sim)))
 }
 
 // checkAtMostOnce fails when two guests share a name.

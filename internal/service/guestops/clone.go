@@ -89,13 +89,14 @@ func WithCloneMarker(description, marker string) string {
 	return description + "\n" + marker
 }
 
-// StripCloneMarker removes every marker line from description.
+// StripCloneMarker removes every marker line, a clone's or a plain
+// create's, from description.
 func StripCloneMarker(description string) (string, bool) {
 	lines := strings.Split(description, "\n")
 	kept := lines[:0]
 	found := false
 	for _, line := range lines {
-		if strings.HasPrefix(line, cloneMarkerPrefix) {
+		if isMarkerLine(line) {
 			found = true
 			continue
 		}

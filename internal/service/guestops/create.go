@@ -24,8 +24,16 @@ type CreateRequest struct {
 	Node string
 	// VMID is the configured id; 0 allocates one in the API's VMIDRange.
 	VMID int
-	// Form is the create request without vmid.
+	// Form is the create request without vmid. Create adds the create
+	// marker to its description (CreateMarker); the caller removes it with
+	// RemoveCloneMarker once the guest is complete.
 	Form url.Values
+	// Name is the planned name (hostname for containers), empty when none
+	// is planned. With a name and no VMID, a guest an interrupted apply
+	// left half-made (same name, create marker) is adopted instead of
+	// creating another one (W13); without a name that cannot be told
+	// apart safely, so nothing is adopted.
+	Name string
 	// Recognize tells whether a guest found on the VMID after a lost answer,
 	// and no longer locked for creation, is the one Form describes.
 	Recognize func(config pveapi.GuestConfig) bool
@@ -60,6 +68,19 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	noun, summary := a.Kind.Noun, "Unable To Create "+a.Kind.Title
 	configured := req.VMID != 0
 	vmid := req.VMID
+	if req.Send == nil {
+		req.Form = a.withCreateMarker(req.Form, req.Name)
+	}
+	if !configured && req.Send == nil {
+		halfMade, found, err := a.findHalfMade(ctx, req)
+		if err != nil {
+			fwutil.AddAPIError(diags, "Unable To Look For A Half-Made "+a.Kind.Title, err)
+			return Created{}, false
+		}
+		if found {
+			return Created{VMID: halfMade, Adopted: true}, true
+		}
+	}
 	if !configured {
 		id, err := a.Client.AllocateVMID(ctx, a.VMIDRange.Min, a.VMIDRange.Max, nil)
 		if err != nil {
@@ -73,6 +94,7 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	for attempt := 0; attempt < maxCreateAttempts; attempt++ {
 		upid, err := a.send(ctx, req, vmid)
 		if err == nil {
+			a.claim(vmid)
 			return Created{VMID: vmid, UPID: upid}, true
 		}
 		var transportErr *pveapi.TransportError
@@ -86,6 +108,7 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 				return Created{}, false
 			}
 			if adopted {
+				a.claim(vmid)
 				return Created{VMID: vmid, Adopted: true}, true
 			}
 			if found {
@@ -99,6 +122,7 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 		case pveapi.IsAlreadyExists(err):
 			if configured && req.AdoptOwn {
 				if adopted, _, inspectErr := a.inspectCreate(ctx, req, vmid); inspectErr == nil && adopted {
+					a.claim(vmid)
 					return Created{VMID: vmid, Adopted: true}, true
 				}
 			}

@@ -262,11 +262,19 @@ func TagsFromAPI(config pveapi.GuestConfig) (fwutil.TagSetValue, error) {
 	return fwutil.TagSetOf(tags), nil
 }
 
-// DescriptionFromAPI reads the description verbatim (W20). PVE drops
-// trailing whitespace when it stores one, so a prior value that differs
-// only by that (a heredoc's final newline) is kept as written.
+// DescriptionFromAPI reads the description verbatim (W20) but for a
+// creation marker line left by an unfinished create or clone, which is
+// never part of the configured value. PVE drops trailing whitespace when
+// it stores one, so a prior value that differs only by that (a heredoc's
+// final newline) is kept as written.
 func DescriptionFromAPI(config pveapi.GuestConfig, prior types.String) types.String {
 	stored := OptString(config, KeyDescription)
+	if description, marked := StripCloneMarker(stored.ValueString()); Known(stored) && marked {
+		stored = types.StringNull()
+		if description != "" {
+			stored = types.StringValue(description)
+		}
+	}
 	if Known(stored) && Known(prior) && trimDescription(prior.ValueString()) == stored.ValueString() {
 		return prior
 	}

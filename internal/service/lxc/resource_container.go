@@ -86,6 +86,7 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 		Node:      node,
 		VMID:      plan.vmid(),
 		Form:      form,
+		Name:      plan.Hostname.ValueString(),
 		Recognize: func(config pveapi.GuestConfig) bool { return plan.recognize(config, form) },
 	}, &resp.Diagnostics)
 	if !ok {
@@ -96,6 +97,9 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	if !r.api.AwaitCreate(ctx, node, created, &resp.Diagnostics) {
+		return
+	}
+	if created.Adopted && !r.reconfigureAdopted(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		return
 	}
 
@@ -112,6 +116,9 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 		return
 	}
 	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, &resp.Diagnostics) {
+		return
+	}
+	if !r.api.RemoveCloneMarker(ctx, node, vmid, &resp.Diagnostics) {
 		return
 	}
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {

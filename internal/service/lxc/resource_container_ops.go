@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 // recognize tells whether a container found on the VMID after a lost
@@ -87,5 +88,34 @@ func (r *containerResource) readBack(ctx context.Context, node string, vmid int,
 		return false
 	}
 	m.Node = types.StringValue(node)
+	return true
+}
+
+// reconfigureAdopted turns a container adopted from an interrupted apply,
+// created from that apply's plan, into this plan. Its creation marker
+// stays until the container is complete (W13).
+func (r *containerResource) reconfigureAdopted(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
+	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read Container After Adopting It", err)
+		return false
+	}
+	view := *plan
+	marker := guestops.CreateMarker(r.api.Kind, plan.Hostname.ValueString())
+	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
+	update, err := toUpdate(&view, &view, live)
+	if err != nil {
+		diags.AddError("Unable To Plan Container Configuration", err.Error())
+		return false
+	}
+	if update.delta.IsEmpty() {
+		return true
+	}
+	params := update.delta.Values()
+	params.Set("digest", live.Digest())
+	if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
+		r.addUpdateError(diags, err)
+		return false
+	}
 	return true
 }

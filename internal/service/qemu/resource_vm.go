@@ -82,6 +82,7 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 		Node:      node,
 		VMID:      plan.vmid(),
 		Form:      form,
+		Name:      plan.Name.ValueString(),
 		Recognize: func(config pveapi.GuestConfig) bool { return plan.recognize(config, form) },
 	}, &resp.Diagnostics)
 	if !ok {
@@ -92,6 +93,9 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 		return
 	}
 	if !r.api.AwaitCreate(ctx, node, created, &resp.Diagnostics) {
+		return
+	}
+	if created.Adopted && !r.reconfigureAdopted(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		return
 	}
 
@@ -109,6 +113,9 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 		return
 	}
 	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, &resp.Diagnostics) {
+		return
+	}
+	if !r.api.RemoveCloneMarker(ctx, node, vmid, &resp.Diagnostics) {
 		return
 	}
 

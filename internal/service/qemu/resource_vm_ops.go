@@ -84,3 +84,23 @@ func (r *vmResource) readBack(ctx context.Context, node string, vmid int, m *vmM
 	m.Node = types.StringValue(node)
 	return true
 }
+
+// reconfigureAdopted turns a guest adopted from an interrupted apply,
+// created from that apply's plan, into this plan. Its creation marker
+// stays until the guest is complete (W13).
+func (r *vmResource) reconfigureAdopted(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
+	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read VM After Adopting It", err)
+		return false
+	}
+	view := *plan
+	marker := guestops.CreateMarker(r.api.Kind, plan.Name.ValueString())
+	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
+	update, err := toUpdate(&view, &view, live)
+	if err != nil {
+		diags.AddError("Unable To Plan VM Configuration", err.Error())
+		return false
+	}
+	return update.delta.IsEmpty() || r.writeConfig(ctx, node, vmid, update, live.Digest(), diags)
+}
