@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // W6: top-level booleans are exactly 1/0 on the wire.
 func TestBoolW6(t *testing.T) {
@@ -59,4 +62,31 @@ func TestBoolRoundTrip(t *testing.T) {
 			t.Errorf("ParsePropertyBool(Bool(%v)) = %v, %v", b, got, err)
 		}
 	}
+}
+
+// FuzzParseBoolW6 checks that the top-level parser accepts exactly what Bool
+// prints (W6), and that the property-string parser agrees with it on those
+// and accepts nothing else it would not print case-insensitively.
+func FuzzParseBoolW6(f *testing.F) {
+	for _, s := range []string{"1", "0", "true", "On", "NO", "", "01", " 1", "yes\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		top, err := ParseBool(s)
+		if err == nil && Bool(top) != s {
+			t.Fatalf("ParseBool(%q) = %v, but Bool prints %q", s, top, Bool(top))
+		}
+		prop, propErr := ParsePropertyBool(s)
+		if err == nil && (propErr != nil || prop != top) {
+			t.Fatalf("ParsePropertyBool(%q) = %v, %v; ParseBool gave %v", s, prop, propErr, top)
+		}
+		if propErr != nil {
+			return
+		}
+		switch strings.ToLower(s) {
+		case "1", "on", "yes", "true", "0", "off", "no", "false":
+		default:
+			t.Fatalf("ParsePropertyBool(%q) accepted a value PVE refuses", s)
+		}
+	})
 }

@@ -146,3 +146,24 @@ func FuzzParseSize(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseMemoryMiBW43 checks that memory values never parse negative and
+// that a parsed value printed as PVE reports it reads back the same (W43).
+func FuzzParseMemoryMiBW43(f *testing.F) {
+	for _, s := range []string{"4096", "current=4096", "4096,hotplug=1", "current=-1", "", "current=", "9223372036854775808", "4096,current=2048"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		mib, err := ParseMemoryMiB(s)
+		if err != nil {
+			return
+		}
+		if mib < 0 {
+			t.Fatalf("ParseMemoryMiB(%q) = %d", s, mib)
+		}
+		again, err := ParseMemoryMiB(FormatMemoryMiB(mib))
+		if err != nil || again != mib {
+			t.Fatalf("ParseMemoryMiB(FormatMemoryMiB(%d)) = %d, %v", mib, again, err)
+		}
+	})
+}

@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestSlotIndex(t *testing.T) {
 	t.Parallel()
@@ -81,4 +84,27 @@ func TestDiskSlotKeys(t *testing.T) {
 		}
 		seen[k] = true
 	}
+}
+
+// FuzzDiskSlot checks that a key is a drive slot only when it is spelled
+// exactly as PVE spells it, so a slot key read from a config maps back to
+// itself, and that drive slots and unusedN (W24) never overlap.
+func FuzzDiskSlot(f *testing.F) {
+	for _, s := range []string{"scsi0", "scsi30", "scsi31", "virtio015", "ide3", "efidisk0", "tpmstate0", "unused255", "unused256", "sata", "scsi+1", "scsi99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, key string) {
+		bus, index, ok := DiskSlot(key)
+		if ok {
+			if again := bus + strconv.Itoa(index); again != key {
+				t.Fatalf("DiskSlot(%q) = %s, %d: spelled %q", key, bus, index, again)
+			}
+			if index < 0 || IsUnusedSlot(key) {
+				t.Fatalf("DiskSlot(%q) = %s, %d, also unused: %v", key, bus, index, IsUnusedSlot(key))
+			}
+		}
+		if i, ok := SlotIndex(key, "unused"); ok && "unused"+strconv.Itoa(i) != key {
+			t.Fatalf("SlotIndex(%q, unused) = %d", key, i)
+		}
+	})
 }
