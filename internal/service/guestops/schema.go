@@ -58,9 +58,11 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 			Validators: []validator.Int64{int64validator.Between(100, 999999999)},
 		},
 		"description": schema.StringAttribute{
-			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included.",
-			Optional:            true,
-			Validators:          []validator.String{stringvalidator.LengthBetween(1, 8192)},
+			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included. " +
+				"While the provider creates or clones a guest it appends a line `terraform-provider-pve: creating ..., not finished`, " +
+				"by which an interrupted apply recognises its own half-made guest instead of making a second one; the line is removed when the guest is complete.",
+			Optional:   true,
+			Validators: []validator.String{stringvalidator.LengthBetween(1, 8192)},
 		},
 		"tags": schema.SetAttribute{
 			MarkdownDescription: "Tags. PVE stores them in lowercase; tags that differ only in case plan no change.",
