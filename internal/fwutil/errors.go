@@ -47,6 +47,13 @@ func APIErrorDetail(err error) string {
 			b.WriteString("\n\nThe user or API token lacks a privilege for this operation; PVE's message above names it.")
 		}
 	}
+	if file, ok := pveapi.IsLockTimeout(err); ok {
+		holder := "the lock file " + file
+		if vmid, isGuest := pveapi.LockedGuest(file); isGuest {
+			holder = fmt.Sprintf("the configuration lock of guest %d (%s)", vmid, file)
+		}
+		fmt.Fprintf(&b, "\n\nAnother operation held %s for longer than PVE waits, through every retry. Wait for that operation to finish (see the node's task list) and run the command again.", holder)
+	}
 	if lock, ok := pveapi.IsLocked(err); ok {
 		fmt.Fprintf(&b, "\n\nThe guest is locked (%s) by another operation. Wait for it to finish and run the command again.", lock)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -48,8 +49,17 @@ func FormatSizeAttribute(bytes int64) string {
 	if bytes%wire.KiB == 0 {
 		return wire.FormatSize(bytes)
 	}
-	// bytes/1024 has a finite decimal expansion, so this is exact.
-	return strconv.FormatFloat(float64(bytes)/float64(wire.KiB), 'f', -1, 64) + "K"
+	return exactKiB(bytes) + "K"
+}
+
+// exactKiB spells bytes/1024 in decimal with every digit: n/1024 is
+// n*9765625/10^10, so ten decimals are always enough. Float formatting
+// would round large values and read back one byte short.
+func exactKiB(bytes int64) string {
+	const fractionDigits = 10
+	whole, rem := bytes/wire.KiB, bytes%wire.KiB
+	fraction := fmt.Sprintf("%0*d", fractionDigits, rem*9765625)
+	return strconv.FormatInt(whole, 10) + "." + strings.TrimRight(fraction, "0")
 }
 
 // SizeType is a string attribute holding a disk size. Values that mean the

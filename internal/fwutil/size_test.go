@@ -34,7 +34,7 @@ func TestParseSizeAttributeBareNumberIsGiB(t *testing.T) {
 
 func TestFormatSizeAttributeRoundTrips(t *testing.T) {
 	t.Parallel()
-	for _, bytes := range []int64{32 << 30, 2252 << 20, 1 << 40, 1536 << 10, 1000, 4194305} {
+	for _, bytes := range []int64{32 << 30, 2252 << 20, 1 << 40, 1536 << 10, 1000, 4194305, 10898479513} {
 		s := FormatSizeAttribute(bytes)
 		back, err := ParseSizeAttribute(s)
 		if err != nil || back != bytes {

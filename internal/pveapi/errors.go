@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -93,6 +94,12 @@ var (
 	permissionPattern     = regexp.MustCompile(`^Permission check failed(?: \((.*)\))?$`)
 	permissionPathPattern = regexp.MustCompile(`^(/[^,]*), ([A-Za-z][A-Za-z0-9.]*(?:\|[A-Za-z][A-Za-z0-9.]*)*)$`)
 	poolMissingPattern    = regexp.MustCompile(`^pool '([^']*)' does not exist$`)
+	// lock_file_full's timeout: another operation held the flock too long.
+	lockTimeoutPattern = regexp.MustCompile(`^can't lock file '([^']+)' - got timeout$`)
+	// The per-guest config flocks (qemu-server, pve-container). A
+	// synchronous handler takes one around its whole change, so its
+	// timeout means the change never started.
+	guestLockFilePattern = regexp.MustCompile(`^(?:/var/lock/qemu-server/lock-([0-9]+)\.conf|/run/lock/lxc/pve-config-([0-9]+)\.lock)$`)
 )
 
 // firstLine is the part of a PVE message the patterns look at: the reason
@@ -198,4 +205,47 @@ func (e *Error) parsePermission() {
 	if pm := permissionPathPattern.FindStringSubmatch(m[1]); pm != nil {
 		e.PrivPath, e.Privilege = pm[1], pm[2]
 	}
+}
+
+// IsLockTimeout reports PVE's "can't lock file 'FILE' - got timeout" (W10:
+// another operation held the lock file longer than the caller waited) and
+// returns FILE. It looks at synchronous errors and at failed tasks.
+func IsLockTimeout(err error) (file string, ok bool) {
+	var text string
+	var taskErr *TaskError
+	if apiErr, isAPI := AsError(err); isAPI {
+		text = apiErr.Message
+	} else if errors.As(err, &taskErr) {
+		text = taskErr.ExitStatus
+	} else {
+		return "", false
+	}
+	m := lockTimeoutPattern.FindStringSubmatch(firstLine(text))
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
+// LockedGuest returns the VMID whose config lock file is named, for the
+// lock files of qemu-server and pve-container.
+func LockedGuest(file string) (vmid int, ok bool) {
+	m := guestLockFilePattern.FindStringSubmatch(file)
+	if m == nil {
+		return 0, false
+	}
+	id := m[1] + m[2]
+	vmid, err := strconv.Atoi(id)
+	return vmid, err == nil
+}
+
+// isGuestLockTimeout reports a synchronous 500 whose reason phrase is a
+// guest config lock timeout: the handler waited for the flock and gave up
+// before it changed anything, so sending the request again is safe.
+func isGuestLockTimeout(status int, statusLine string) bool {
+	if status != 500 {
+		return false
+	}
+	m := lockTimeoutPattern.FindStringSubmatch(firstLine(reasonPhrase(statusLine, status)))
+	return m != nil && guestLockFilePattern.MatchString(m[1])
 }

@@ -24,6 +24,9 @@ import (
 //     reached PVE: no request header was handed to the connection (dial,
 //     DNS and TLS handshake failures). After that, a lost answer may hide an
 //     executed write, so the caller inspects state instead (W13).
+//   - Every method retries a 500 "can't lock file '<guest config lock>' -
+//     got timeout" (W10): the handler gave up waiting for the guest's flock
+//     before it changed anything, and the operation holding it ends soon.
 //   - Nothing is retried after the context ends, and never on a certificate
 //     error, which a retry cannot fix.
 
@@ -47,6 +50,9 @@ func retryPolicy(method string) retryablehttp.CheckRetry {
 				return false, nil
 			}
 			return idempotent || requestNotSent(err), nil
+		}
+		if isGuestLockTimeout(resp.StatusCode, resp.Status) {
+			return true, nil
 		}
 		return idempotent && retryableGetStatus[resp.StatusCode], nil
 	}

@@ -167,7 +167,7 @@ func TestClusterResourcesTypes(t *testing.T) {
 	}
 	st := resourceByID(t, all, "storage/pve1/local")
 	if st["plugintype"] != "dir" || st["shared"] != float64(0) || st["content"] != "backup,import,iso,snippets,vztmpl" ||
-		st["maxdisk"] != float64(100*gib) || st["disk"] != float64((754+126+332)*mib) {
+		st["maxdisk"] != float64(100*gib) || st["disk"] != float64((754+126+332)*mib+seedBackupBytes) {
 		t.Errorf("storage entry = %v", st)
 	}
 	if n := resourceByID(t, all, "node/pve2"); n["status"] != "online" || n["maxcpu"] != float64(16) {

@@ -105,20 +105,32 @@ func addPoolStats(pool, guest map[string]any) {
 	pool["maxcpu"] = maxCPU + gMaxCPU
 }
 
-// storageEntry is extract_storage_stats for one storage instance.
+// storageEntry is extract_storage_stats for one storage instance. An
+// offline node reports no usage (its stats expired): status "unknown".
 func storageEntry(cl *Cluster, st *Storage, node string) map[string]any {
-	return map[string]any{
+	e := map[string]any{
 		"id": "storage/" + node + "/" + st.ID, "storage": st.ID, "node": node,
-		"type": "storage", "plugintype": st.Type, "status": "available",
+		"type": "storage", "plugintype": st.Type, "status": "unknown",
 		"shared": boolInt(st.Shared), "content": st.contentString(),
-		"maxdisk": st.Capacity, "disk": cl.used(st, node),
 	}
+	if n := cl.Node(node); n != nil && n.Online {
+		e["status"] = "available"
+		e["maxdisk"] = st.Capacity
+		e["disk"] = cl.used(st, node)
+	}
+	return e
 }
 
 // statsReady tells whether pvestatd has reported the guest yet. A guest
 // that is being cloned or created has no stats: its entry carries no name
-// and status "unknown" (W11).
-func statsReady(g *Guest) bool {
+// and status "unknown" (W11). Nor has a guest on an offline node: pmxcfs
+// drops stats older than five minutes, which SetNodeOffline stands for, so
+// only what the cluster file system knows stays (id, node, type, lock,
+// tags, pool).
+func statsReady(cl *Cluster, g *Guest) bool {
+	if n := cl.Node(g.Node); n == nil || !n.Online {
+		return false
+	}
 	switch g.Lock() {
 	case "clone", "create":
 		return false
@@ -132,7 +144,7 @@ func (s *Sim) guestEntry(cl *Cluster, g *Guest) map[string]any {
 		"id": string(g.Type) + "/" + itoa(g.VMID), "vmid": g.VMID,
 		"node": g.Node, "type": string(g.Type), "status": "unknown",
 	}
-	if !statsReady(g) {
+	if !statsReady(cl, g) {
 		return e
 	}
 	name := g.Name()

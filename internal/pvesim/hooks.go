@@ -34,6 +34,18 @@ const (
 	// the answer: the change happened but the client sees a broken
 	// connection.
 	FaultDropAfter
+	// FaultLockTimeout answers 500 "can't lock file 'FILE' - got timeout"
+	// for the config lock file of the guest the path names, as a handler
+	// does that waited in vain for the guest's flock (PVE's lock_file_full)
+	// before changing anything. Reads and requests whose path names no
+	// guest pass.
+	FaultLockTimeout
+	// FaultTaskFail lets the request run and answer with its UPID, then
+	// ends the task it started with Message as its error, as a worker that
+	// dies does. The worker dies before its first change and its cleanup
+	// undoes what the request had set up (hooks_tasks.go). Requests that
+	// start no task pass, so Rate is the share of matching tasks that fail.
+	FaultTaskFail
 )
 
 // Fault describes an injected failure. A request matches when its method
@@ -50,7 +62,7 @@ type Fault struct {
 	Path    string
 	Action  FaultAction
 	Status  int    // FaultRespond: HTTP status, default 500
-	Message string // FaultRespond: the error text
+	Message string // FaultRespond: the error text; FaultTaskFail: the task's, default "interrupted by signal"
 	Rate    float64
 	Count   int
 }
@@ -64,7 +76,7 @@ type faultRule struct {
 // first that fires wins.
 func (s *Sim) InjectFault(f Fault) error {
 	switch f.Action {
-	case FaultRespond, FaultDropBefore, FaultDropAfter:
+	case FaultRespond, FaultDropBefore, FaultDropAfter, FaultLockTimeout, FaultTaskFail:
 	default:
 		return fmt.Errorf("fault: unknown action %d", f.Action)
 	}
@@ -76,6 +88,9 @@ func (s *Sim) InjectFault(f Fault) error {
 	}
 	if f.Action == FaultRespond && f.Message == "" {
 		f.Message = http.StatusText(f.Status)
+	}
+	if f.Action == FaultTaskFail && f.Message == "" {
+		f.Message = defaultTaskFailure
 	}
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
@@ -90,28 +105,46 @@ func (s *Sim) ClearFaults() {
 	s.faults = nil
 }
 
-// pickFault returns the fault for this request, if one fires.
+// pickFault returns the fault for this request, if one fires. Task
+// failures are drawn later, when the handler runs (pickTaskFault).
 func (s *Sim) pickFault(method, path, template string) *Fault {
 	s.hooksMu.Lock()
 	defer s.hooksMu.Unlock()
 	for _, f := range s.faults {
-		if f.Method != "" && !strings.EqualFold(f.Method, method) {
+		if f.Action == FaultTaskFail || !f.matches(method, path, template) {
 			continue
 		}
-		if f.Path != "" && f.Path != path && f.Path != template {
-			continue
-		}
-		if f.Count > 0 && f.hits >= f.Count {
-			continue
+		lockFile := ""
+		if f.Action == FaultLockTimeout {
+			// Reads take no lock file.
+			if lockFile = guestLockFile(path); lockFile == "" || strings.EqualFold(method, http.MethodGet) {
+				continue
+			}
 		}
 		if f.Rate > 0 && s.rng.Float64() >= f.Rate {
 			continue
 		}
 		f.hits++
 		fired := f.Fault
+		if f.Action == FaultLockTimeout {
+			fired.Action = FaultRespond
+			fired.Status = http.StatusInternalServerError
+			fired.Message = lockTimeoutMessage(lockFile)
+		}
 		return &fired
 	}
 	return nil
+}
+
+// matches tells whether the rule applies to the request and has hits left.
+func (f *faultRule) matches(method, path, template string) bool {
+	if f.Method != "" && !strings.EqualFold(f.Method, method) {
+		return false
+	}
+	if f.Path != "" && f.Path != path && f.Path != template {
+		return false
+	}
+	return f.Count == 0 || f.hits < f.Count
 }
 
 // SetLatency delays every request on method and path (template or exact;

@@ -1,6 +1,9 @@
 package pvesim
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // nodeOfflineStatus is what pveproxy answers when it cannot forward a
 // request to the node it names.
@@ -9,7 +12,8 @@ const nodeOfflineStatus = 595
 // SetNodeOffline takes a node off the network as the rest of the cluster
 // sees it: /cluster/status reports it offline, and the node's own endpoints
 // and those of the guests on it at the time of the call answer 595 "No
-// route to host". ClearFaults brings the endpoints back.
+// route to host". SetNodeOnline undoes it; ClearFaults brings the
+// endpoints back but leaves the node offline in the cluster's view.
 func (s *Sim) SetNodeOffline(node string) error {
 	var paths []string
 	err := s.Update(func(c *Cluster) error {
@@ -39,5 +43,33 @@ func (s *Sim) SetNodeOffline(node string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// SetNodeOnline brings a node back: the cluster sees it online again and
+// the faults SetNodeOffline added for it are removed.
+func (s *Sim) SetNodeOnline(node string) error {
+	err := s.Update(func(c *Cluster) error {
+		n := c.Node(node)
+		if n == nil {
+			return fmt.Errorf("no such node %q", node)
+		}
+		n.Online = true
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	prefix := "/nodes/" + node + "/"
+	s.hooksMu.Lock()
+	defer s.hooksMu.Unlock()
+	kept := s.faults[:0]
+	for _, f := range s.faults {
+		if f.Action == FaultRespond && f.Status == nodeOfflineStatus && strings.HasPrefix(f.Path, prefix) {
+			continue
+		}
+		kept = append(kept, f)
+	}
+	s.faults = kept
 	return nil
 }

@@ -33,13 +33,13 @@ type ctCreate struct {
 	conf                            map[string]string // everything else, normalised
 }
 
-// createLXC is create_vm without restore. The checks up to the vmid
-// reservation answer synchronously; the vmid is then held with "lock:
+// createLXC is create_vm; a restore is restoreLXC. The checks up to the
+// vmid reservation answer synchronously; the vmid is then held with "lock:
 // create" (W10, W11: nameless while the task runs) and the vzcreate task
 // allocates the volumes, unpacks the template and writes the config.
 func (s *Sim) createLXC(c *call) (any, error) {
 	if c.boolParam("restore") {
-		return nil, errorf("restoring a backup ('restore') is not supported by the simulator")
+		return s.restoreLXC(c)
 	}
 	req, err := s.checkCTCreate(c)
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 			return nil, err
 		}
 	}
-	if old := cl.Guests[req.vmid]; old != nil {
+	if old := cl.Guests[req.vmid]; old != nil && !restoresOver(c, old) {
 		return nil, errorf("%s %d already exists on node '%s'", old.kind(), req.vmid, old.Node) // W13
 	}
 	if _, ok := c.param("ssh-public-keys"); ok {
@@ -96,7 +96,7 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 		return nil, permError("pool '" + req.pool + "' does not exist")
 	}
 	if !c.can("/vms/"+itoa(req.vmid), false, "VM.Allocate") &&
-		(req.pool == "" || !c.can("/pool/"+req.pool, false, "VM.Allocate")) {
+		(req.pool == "" || !c.can("/pool/"+req.pool, false, "VM.Allocate")) && !restoreByBackupPrivilege(c) {
 		return nil, permError("") // W49: create_vm raises it without a path
 	}
 	if err := checkCTModifyPerm(c, ctModifyCheck{
@@ -104,7 +104,7 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 	}); err != nil {
 		return nil, err
 	}
-	if err := checkVolumeAccess(c, req.vmid, req.ostemplate, "vztmpl"); err != nil {
+	if err := checkVolumeAccess(c, req.vmid, req.ostemplate, ostemplateContent(c)); err != nil {
 		return nil, err
 	}
 	for _, k := range sortedKeys(params) {

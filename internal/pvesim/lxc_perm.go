@@ -181,8 +181,9 @@ func checkBridgeAccess(c *call, key, raw string) error {
 // checkVolumeAccess is PVE::Storage::check_volume_access: the volume's
 // content must be ctype ("rootdir" also takes images); then root@pam,
 // a Datastore.Allocate holder or the owner may use it; templates need
-// read access to the storage; another guest's image needs VM.Config.Disk
-// on that guest. A host path is root@pam's alone.
+// read access to the storage; another guest's backup needs
+// Datastore.AllocateSpace and VM.Backup on that guest, its image
+// VM.Config.Disk. A host path is root@pam's alone.
 func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 	sid, _, found := strings.Cut(volid, ":")
 	if !found || sid == "" || strings.HasPrefix(volid, "/") {
@@ -206,6 +207,11 @@ func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 		return c.check("/storage/"+sid, true, "Datastore.AllocateSpace", "Datastore.Audit")
 	case info.owner != 0 && info.owner == vmid:
 		return nil
+	case info.vtype == "backup" && info.owner != 0:
+		if err := c.check("/storage/"+sid, false, "Datastore.AllocateSpace"); err != nil {
+			return err
+		}
+		return c.check("/vms/"+itoa(info.owner), false, "VM.Backup")
 	case info.vtype == "images" && info.owner != 0:
 		if err := c.check("/storage/"+sid, false, "Datastore.Audit"); err != nil {
 			return err

@@ -81,6 +81,9 @@ type Volume struct {
 	// Seed is set for an uploaded .iso small enough to be a cloud-init
 	// seed: what it holds, or why it is no ISO 9660 image (W32).
 	Seed *SeedCheck
+	// BackupConfig is the guest config file a backup archive embeds
+	// (qemu-server.conf or pct.conf), what extractconfig returns.
+	BackupConfig string
 }
 
 // Guest is a VM or container. Config holds the keys of its config file, so

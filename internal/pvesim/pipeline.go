@@ -211,7 +211,7 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	s.mu.Lock()
 	s.settleTasksLocked()
 	c.cluster = s.cluster
-	data, err := rt.handle(c)
+	data, err := s.handleArmed(c, rt, m, rel)
 	s.mu.Unlock()
 	if err != nil {
 		return errorReply(asAPIError(err))

@@ -35,15 +35,16 @@ func configParams(c *call, control map[string]bool) map[string]string {
 	return out
 }
 
-// createQemu is create_vm without restore. Parameter, permission and
-// storage checks answer synchronously; the vmid is reserved with "lock:
-// create" (W10, W11: nameless while the task runs); the disks are made in
-// the qmcreate task, which removes the guest again when it fails.
+// createQemu is create_vm; a restore ("archive") is restoreQemu.
+// Parameter, permission and storage checks answer synchronously; the vmid
+// is reserved with "lock: create" (W10, W11: nameless while the task
+// runs); the disks are made in the qmcreate task, which removes the guest
+// again when it fails.
 func (s *Sim) createQemu(c *call) (any, error) {
 	cl := c.cluster
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if _, ok := c.param("archive"); ok {
-		return nil, errorf("restoring a backup ('archive') is not supported by the simulator")
+		return s.restoreQemu(c)
 	}
 	pool, storage, start := c.str("pool"), c.str("storage"), c.boolParam("start")
 	if pool != "" && cl.Pools[pool] == nil {

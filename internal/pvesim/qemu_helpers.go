@@ -33,13 +33,14 @@ func (s *Sim) PendingConfig(vmid int) map[string]string {
 	return out
 }
 
-// VolumesOf returns copies of the volumes a vmid owns, on every storage
-// and node, sorted by node and volid.
+// VolumesOf returns copies of the volumes a vmid owns (its disks, not the
+// backup archives named after it), on every storage and node, sorted by
+// node and volid.
 func (s *Sim) VolumesOf(vmid int) []Volume {
 	var out []Volume
 	s.View(func(c *Cluster) {
 		for _, v := range c.volumes {
-			if v.Owner == vmid {
+			if v.Owner == vmid && v.Content != "backup" {
 				out = append(out, *v)
 			}
 		}

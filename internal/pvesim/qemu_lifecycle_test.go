@@ -39,7 +39,7 @@ func TestDestroy(t *testing.T) {
 	if p, _ := e.sim.Pool("prod"); p.VMs[100] {
 		t.Error("destroyed VM still in its pool")
 	}
-	if len(e.sim.Volumes("local")) != 9 {
+	if len(e.sim.Volumes("local")) != 3*seedLocalVolumes {
 		t.Error("the ISO went with the VM")
 	}
 

@@ -118,6 +118,7 @@ func (s *Sim) registerRoutes() {
 	s.registerQemuRoutes()
 	s.registerQemuAgentRoutes()
 	s.registerLXCRoutes()
+	s.registerBackupRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

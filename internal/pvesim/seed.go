@@ -75,5 +75,6 @@ func seedCluster(nodes int, now time.Time) *Cluster {
 			}
 		}
 	}
+	seedBackups(c)
 	return c
 }

@@ -27,6 +27,9 @@ type Sim struct {
 	// seeded so a run is reproducible, and guarded by mu.
 	ids *mathrand.Rand
 
+	// armed is the task failure drawn for the handler running now.
+	armed *armedTaskFault
+
 	routes map[string]*route // "METHOD /path/{template}"
 
 	auth authState

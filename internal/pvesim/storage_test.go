@@ -20,6 +20,8 @@ func TestStorageContentListsSeedFiles(t *testing.T) {
 	var vols []volumeAnswer
 	e.call(t, http.MethodGet, "/nodes/pve2/storage/local/content", nil).decode(t, &vols)
 	want := []struct{ volid, content, format string }{
+		{SeedLXCBackup, "backup", "tar.zst"},
+		{SeedQemuBackup, "backup", "vma.zst"},
 		{"local:import/debian-13-genericcloud-amd64.qcow2", "import", "qcow2"},
 		{"local:iso/debian-13-netinst.iso", "iso", "iso"},
 		{"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst", "vztmpl", "tzst"},
@@ -29,7 +31,7 @@ func TestStorageContentListsSeedFiles(t *testing.T) {
 	}
 	for i, w := range want {
 		v := vols[i]
-		if v.VolID != w.volid || v.Content != w.content || v.Format != w.format || v.Size <= 0 || v.CTime <= 0 || v.VMID != 0 {
+		if v.VolID != w.volid || v.Content != w.content || v.Format != w.format || v.Size <= 0 || v.CTime <= 0 || v.VMID != 0 && v.Content != "backup" {
 			t.Errorf("volume %d = %+v, want %v", i, v, w)
 		}
 	}
@@ -72,7 +74,7 @@ func TestVolumeIdentity(t *testing.T) {
 	if len(vols) != 1 || vols[0].VolID != "shared-nfs:iso/tools.iso" {
 		t.Fatalf("pve2 shared-nfs = %+v", vols)
 	}
-	if got := len(e.sim.Volumes("local")); got != 9 {
+	if got := len(e.sim.Volumes("local")); got != 3*seedLocalVolumes {
 		t.Errorf("local volumes across nodes = %d", got)
 	}
 }
@@ -114,8 +116,8 @@ func TestStorageIndexAndConfig(t *testing.T) {
 	}
 	local := list[0]
 	if local["storage"] != "local" || local["active"] != float64(1) || local["enabled"] != float64(1) ||
-		local["total"] != float64(100*gib) || local["used"] != float64((754+126+332)*mib) ||
-		local["avail"] != float64(100*gib-(754+126+332)*mib) || local["used_fraction"] == nil {
+		local["total"] != float64(100*gib) || local["used"] != float64((754+126+332)*mib+seedBackupBytes) ||
+		local["avail"] != float64(100*gib-(754+126+332)*mib-seedBackupBytes) || local["used_fraction"] == nil {
 		t.Errorf("local = %v", local)
 	}
 	e.call(t, http.MethodGet, "/nodes/pve1/storage", form("content", "images")).decode(t, &list)

@@ -29,6 +29,10 @@ type Task struct {
 	warnings   int
 	due        time.Time
 	work       func(t *Task) error
+	// failure is an injected error (FaultTaskFail) that replaces the work;
+	// undo restores what the request that started the task had changed.
+	failure string
+	undo    *taskUndo
 }
 
 // TaskInfo is a snapshot of a task.
@@ -81,6 +85,17 @@ func (s *Sim) Task(upid string) (TaskInfo, bool) {
 	return out, ok
 }
 
+// Tasks returns a snapshot of every task, oldest first.
+func (s *Sim) Tasks() []TaskInfo {
+	var out []TaskInfo
+	s.View(func(c *Cluster) {
+		for _, t := range c.tasks {
+			out = append(out, t.info())
+		}
+	})
+	return out
+}
+
 func (c *Cluster) task(upid string) *Task {
 	for _, t := range c.tasks {
 		if t.UPID == upid {
@@ -111,7 +126,9 @@ func (s *Sim) startTask(node, typ, id string, user identity, work func(t *Task) 
 	}
 	t.UPID = fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", t.Node, t.PID, t.PStart, t.StartTime, t.Type, t.ID, t.User)
 	s.cluster.tasks = append(s.cluster.tasks, t)
-	if s.opts.TaskDuration <= 0 {
+	// A doomed task ends once its handler is done (handleArmed), so that
+	// its undo covers everything the handler changed.
+	if !s.doomTask(t) && s.opts.TaskDuration <= 0 {
 		s.finishTask(t)
 	}
 	return t
@@ -121,7 +138,11 @@ func (s *Sim) startTask(node, typ, id string, user identity, work func(t *Task) 
 // whatever TaskDuration is: for calls that fork a task but answer without
 // its UPID, so a client could not wait for it. Call with the model locked.
 func (s *Sim) runTaskNow(node, typ, id string, user identity, work func(t *Task) error) *Task {
+	// The caller never sees this task, so an injected failure skips it.
+	armed := s.armed
+	s.armed = nil
 	t := s.startTask(node, typ, id, user, work)
+	s.armed = armed
 	if t.running {
 		t.due = s.now()
 		s.finishTask(t)
@@ -142,7 +163,12 @@ func (s *Sim) settleTasksLocked() {
 }
 
 func (s *Sim) finishTask(t *Task) {
-	err := runWork(t)
+	var err error
+	if t.failure != "" {
+		err = s.failTask(t)
+	} else {
+		err = runWork(t)
+	}
 	t.running = false
 	t.EndTime = t.due.Unix()
 	switch {

@@ -86,7 +86,7 @@ var (
 	diskNumber = regexp.MustCompile(`(?:^|/)(?:vm|base)-(\d+)-disk-(\d+)(?:\.[a-z0-9]+)?$`)
 	// fileContentDir maps a file storage's content subdirectory to its type.
 	fileContentDir = map[string]string{
-		"iso": "iso", "vztmpl": "vztmpl", "import": "import", "dump": "backup", "snippets": "snippets",
+		"iso": "iso", "vztmpl": "vztmpl", "import": "import", "backup": "backup", "snippets": "snippets",
 	}
 )
 
@@ -112,6 +112,9 @@ func parseVolume(cl *Cluster, volid string) (*Storage, volInfo, error) {
 		dir, rest, _ := strings.Cut(volname, "/")
 		if vtype, known := fileContentDir[dir]; known && rest != "" && !strings.Contains(rest, "/") {
 			info := volInfo{vtype: vtype, format: fileFormat(vtype, rest)}
+			if vtype == "backup" {
+				info.owner = backupOwner(rest)
+			}
 			return st, info, nil
 		}
 		return nil, volInfo{}, errorf("unable to parse directory volume name '%s'", volname)

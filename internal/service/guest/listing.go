@@ -72,7 +72,7 @@ var QEMU = &Kind{
 	nameDescription:  "The VM's name.",
 	// W18: the listing carries status, never qmpstatus, so it cannot tell
 	// paused from running.
-	statusDescription: "`running` or `stopped` as the cluster listing reports it, or `unknown` while the VM is being created or cloned. " +
+	statusDescription: "`running` or `stopped` as the cluster listing reports it, or `unknown` while the VM is being created or cloned or its node is offline. " +
 		"The listing does not tell a paused VM, or one suspended to RAM, from a running one: both show as `running` (the `pve_vm` resource reports `paused`). " +
 		"A hibernated VM shows as `stopped` with `lock` `suspended`.",
 	lockExamples:    "`clone`, `create`, `migrate`, `backup`, `suspended`...",
@@ -94,7 +94,7 @@ var LXC = &Kind{
 	nameDescription: "The container's hostname as PVE lists it: `CT<vmid>` for a container configured without one.",
 	lookupNote:      " A container configured without a hostname is listed, and found, as `CT<vmid>`.",
 	statusDescription: "`running` or `stopped` as the cluster listing reports it, " +
-		"or `unknown` while the container is being created or cloned.",
+		"or `unknown` while the container is being created or cloned or its node is offline.",
 	lockExamples: "`create`, `clone`, `migrate`, `backup`, `mounted`, `snapshot`...",
 	// PVE lists cores, else cpulimit (which may be fractional), else the
 	// node's CPU count.
@@ -138,7 +138,8 @@ type Summary struct {
 
 // detailsPending reports a guest entry the cluster's status daemon has not
 // described yet: a guest mid-clone or mid-create carries only its id, node,
-// lock and status "unknown" (W11). Once described, an entry always has a
+// lock and status "unknown" (W11), and so does a guest whose node is
+// offline. Once described, an entry always has a
 // name, because PVE falls back to "VM <vmid>" or "CT<vmid>" when none is
 // configured, so a missing name is the reliable sign. Such a guest exists;
 // only its details are unknown.
@@ -378,6 +379,15 @@ func (k *Kind) FindByID(listing []pveapi.Resource, vmid int64) (pveapi.Resource,
 					vmid, entry.Node, other.Noun, entry.Type, k.Described, other.LookupDataSource, other.plural()),
 			}
 		}
+		if detailsPending(entry) && entry.Lock == "" {
+			// No lock: nothing is making the guest, so its node is not
+			// reporting (offline, or its status daemon is down).
+			return pveapi.Resource{}, &LookupError{
+				Summary: k.Title + " Details Unavailable",
+				Detail: fmt.Sprintf("%s %d on node %s has no details in the cluster listing: the node is probably offline. Run the command again once node %s answers.",
+					k.Title, vmid, entry.Node, entry.Node),
+			}
+		}
 		if detailsPending(entry) {
 			return pveapi.Resource{}, &LookupError{
 				Summary: k.Title + " Is Being Created",
@@ -528,7 +538,7 @@ func (v RegexValidator) ValidateString(_ context.Context, req validator.StringRe
 // SummaryAttributes are the computed attributes every listed guest
 // carries, its name attribute included.
 func (k *Kind) SummaryAttributes() map[string]schema.Attribute {
-	pending := fmt.Sprintf("while the %s is being created or cloned", k.Noun)
+	pending := fmt.Sprintf("while the %s is being created or cloned, or its node is offline", k.Noun)
 	return map[string]schema.Attribute{
 		"vmid": schema.Int64Attribute{
 			Computed:            true,
@@ -617,7 +627,7 @@ func (k *Kind) ListSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: fmt.Sprintf("The %ss of the cluster, optionally filtered, sorted by vmid. ", k.FullNoun) +
 			fmt.Sprintf("Reads the cluster listing once (`GET /cluster/resources`), whatever the cluster's size; %s are never included.\n\n", others) +
-			fmt.Sprintf("A %s that is being created or cloned has no details yet (null `%s`, `tags`, `template`, `memory` and `cpus`, `status` `unknown`, ", k.Noun, k.NameAttribute) +
+			fmt.Sprintf("A %s that is being created or cloned, or whose node is offline, has no details yet (null `%s`, `tags`, `template`, `memory` and `cpus`, `status` `unknown`, ", k.Noun, k.NameAttribute) +
 			fmt.Sprintf("`lock` set). It is listed when only `node` filters the result, and left out when `tags`, `%s` or `template` is set, ", k.RegexAttribute()) +
 			"since those filters cannot be evaluated for it yet.",
 		Attributes: map[string]schema.Attribute{

@@ -548,3 +548,25 @@ func TestContainerSchemaWording(t *testing.T) {
 		check("pve_containers.containers."+name, a.GetMarkdownDescription())
 	}
 }
+
+// A guest whose node is offline is listed with only its id, node and
+// status "unknown", and no lock: looking it up says the node is not
+// reporting, not that the guest is being created.
+func TestFindByIDOfflineNode(t *testing.T) {
+	t.Parallel()
+	var listing []pveapi.Resource
+	const offline = `[{"id":"qemu/150","type":"qemu","vmid":150,"node":"pve3","status":"unknown","tags":"db"}]`
+	if err := json.Unmarshal([]byte(offline), &listing); err != nil {
+		t.Fatal(err)
+	}
+	_, err := QEMU.FindByID(listing, 150)
+	if err == nil {
+		t.Fatal("FindByID(150) succeeded for a guest without details")
+	}
+	if err.Summary != "VM Details Unavailable" || !strings.Contains(err.Detail, "node is probably offline") {
+		t.Errorf("FindByID(150) = %q: %q", err.Summary, err.Detail)
+	}
+	if s := SummaryOf(listing[0]); s.Status.ValueString() != "unknown" || !s.Tags.IsNull() {
+		t.Errorf("SummaryOf(offline) = %+v, want status unknown and null tags", s)
+	}
+}

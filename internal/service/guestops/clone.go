@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -38,11 +37,12 @@ type CloneModel struct {
 func CloneAttribute(kind Kind) schema.SingleNestedAttribute {
 	noun := kind.Noun
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: fmt.Sprintf("Create the %s as a clone of another guest or template (create-only: a change replaces the %s). "+
+		MarkdownDescription: fmt.Sprintf("Create the %s as a clone of another guest or template (create-only: a change replaces the %s; "+
+			"on an imported %s, whose source PVE does not record, setting it only records it). "+
 			"Declared attributes override the source's; undeclared ones are inherited and left alone. "+
-			"While the clone is being set up its description carries a marker line (`%s ...`), removed once it is fully created.", noun, noun, cloneMarkerPrefix),
+			"While the clone is being set up its description carries a marker line (`%s ...`), removed once it is fully created.", noun, noun, noun, cloneMarkerPrefix),
 		Optional:      true,
-		PlanModifiers: []planmodifier.Object{objectplanmodifier.RequiresReplace()},
+		PlanModifiers: []planmodifier.Object{knownSourceReplaces("clone source")},
 		Attributes: map[string]schema.Attribute{
 			"source_vmid": schema.Int64Attribute{
 				MarkdownDescription: "VMID of the guest or template to clone.",
@@ -225,8 +225,31 @@ func (req CloneRequest) CloneNode() string {
 // Clone sends the clone request with the race handling of Create (W13):
 // a lost answer is resolved by looking at the new VMID, where a guest
 // locked for cloning (W11) or carrying the planned name and this clone's
-// marker is ours. Start is never sent (W14).
-func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostics) (Created, bool) {
+// marker is ours. Before that, a clone an interrupted apply left
+// half-made is looked for and, when found, taken up instead of cloning
+// again. Start is never sent (W14). Clones of one source that PVE would
+// refuse side by side (W10) wait for each other: the source stays held
+// until the clone's task has ended.
+func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostics) (cloned Cloned, ok bool) {
+	unlock, err := a.lockCloneSource(ctx, req.Source)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Clone "+a.Kind.Title, err)
+		return Cloned{}, false
+	}
+	defer unlock()
+	defer func() {
+		if ok {
+			a.awaitSourceFree(ctx, cloned)
+		}
+	}()
+	halfMade, found, err := a.findHalfMadeClone(ctx, req)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Look For A Half-Made Clone", err)
+		return Cloned{}, false
+	}
+	if found {
+		return halfMade, true
+	}
 	marker := CloneMarker(a.Kind, req.Source.VMID)
 	form := url.Values{}
 	form.Set(KeyDescription, WithCloneMarker(req.Source.Config[KeyDescription], marker))
@@ -253,10 +276,10 @@ func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostic
 	if a.isLXC() {
 		nameKey = "hostname"
 	}
-	return a.Create(ctx, CreateRequest{
+	created, ok := a.Create(ctx, CreateRequest{
 		Node:     req.CloneNode(),
 		VMID:     req.VMID,
-		Lock:     "clone",
+		Lock:     a.cloneLock(),
 		AdoptOwn: true,
 		Send: func(ctx context.Context, vmid int) (string, error) {
 			params := make(url.Values, len(form)+1)
@@ -276,16 +299,21 @@ func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostic
 			return HasCloneMarker(config, marker)
 		},
 	}, diags)
+	return Cloned{Created: created, Node: req.CloneNode()}, ok
 }
 
-// FinishClone moves a clone made on its source's node to req.Node (an
-// offline migration with its local disks). The caller saved state with the
-// source node before: a failure here leaves the next apply to migrate.
-func (a API) FinishClone(ctx context.Context, req CloneRequest, vmid int, diags *diag.Diagnostics) bool {
-	if req.CloneNode() == req.Node {
+// FinishClone moves a clone that is not on req.Node (made on its
+// source's node) there: an offline migration with its local disks. A
+// failure leaves the clone half-made (LeaveUnfinished).
+func (a API) FinishClone(ctx context.Context, req CloneRequest, cloned *Cloned, diags *diag.Diagnostics) bool {
+	if cloned.Node == req.Node {
 		return true
 	}
-	return a.Migrate(ctx, req.CloneNode(), vmid, req.Node, diags)
+	if !a.Migrate(ctx, cloned.Node, cloned.VMID, req.Node, diags) {
+		return false
+	}
+	cloned.Node = req.Node
+	return true
 }
 
 // RemoveCloneMarker writes the description without the marker line: the
@@ -307,7 +335,7 @@ func (a API) RemoveCloneMarker(ctx context.Context, node string, vmid int, diags
 		params.Set(KeyDescription, description)
 	}
 	if err := a.UpdateConfig(ctx, node, vmid, params); err != nil {
-		fwutil.AddAPIError(diags, "Unable To Finish Clone", err)
+		fwutil.AddAPIError(diags, "Unable To Remove The Creation Marker From "+a.Kind.Title, err)
 		return false
 	}
 	return true

@@ -297,10 +297,7 @@ func (a API) ImportState(ctx context.Context, req resource.ImportStateRequest, r
 		resp.Diagnostics.AddError(title+" Not Found", fmt.Sprintf("No guest with VMID %d exists in the cluster.", vmid))
 		return false
 	case guest.Type != a.Kind.Type:
-		other := Container
-		if guest.Type == pveapi.GuestTypeQemu {
-			other = VM
-		}
+		other := KindOf(guest.Type, bool(guest.Template))
 		resp.Diagnostics.AddError("Not A "+title, fmt.Sprintf("Guest %d is a %s, not a %s; import it as %s.", vmid, other.Noun, noun, other.Resource))
 		return false
 	case bool(guest.Template) != a.Kind.Template:

@@ -318,9 +318,11 @@ func usedByLinkedClone(diags diag.Diagnostics) bool {
 }
 
 // ImportState takes "VMID" or "NODE/VMID" of a template; a guest that is
-// not a template is refused (W17).
+// not a template is refused (W17). Settings the guest resource has no
+// attribute for are named in a warning.
 func (t *TemplateResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !t.api.ImportState(ctx, req, resp) {
+	owner, _ := t.Guest.(ConfigKeyOwner)
+	if !t.api.ImportWithWarning(ctx, req, resp, owner) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)

@@ -52,6 +52,7 @@ type containerModel struct {
 	Status            types.String               `tfsdk:"status"`
 	Timeouts          timeouts.Value             `tfsdk:"timeouts"`
 	Clone             *guestops.CloneModel       `tfsdk:"clone"`
+	Restore           *guestops.RestoreModel     `tfsdk:"restore"`
 }
 
 // cpuModel maps to cores, cpulimit and cpuunits.

@@ -76,6 +76,10 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 		r.createClone(ctx, req, resp, &plan)
 		return
 	}
+	if plan.Restore != nil {
+		r.createRestore(ctx, req, resp, &plan)
+		return
+	}
 	form, err := plan.toCreate(password)
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid Container Configuration", err.Error())
@@ -152,7 +156,7 @@ func (r *containerResource) Read(ctx context.Context, req resource.ReadRequest, 
 	}
 	state.Pool = pool
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-	if state.Clone != nil {
+	if state.inherits() {
 		guestops.MaskCloneState(&resp.State, req.State.Raw, &resp.Diagnostics)
 	}
 }
@@ -234,7 +238,7 @@ func (r *containerResource) Update(ctx context.Context, req resource.UpdateReque
 
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		if plan.Clone != nil {
+		if plan.inherits() {
 			guestops.MaskCloneState(&resp.State, req.Plan.Raw, &resp.Diagnostics)
 		}
 	}
@@ -257,9 +261,10 @@ func (r *containerResource) Delete(ctx context.Context, req resource.DeleteReque
 }
 
 // ImportState takes "VMID" or "NODE/VMID". The template is not known (W35)
-// and stays null; root's keys and password are never read back.
+// and stays null; root's keys and password are never read back. Settings
+// no attribute represents are named in a warning.
 func (r *containerResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.api.ImportState(ctx, req, resp) {
+	if !r.api.ImportWithWarning(ctx, req, resp, r) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)

@@ -31,10 +31,10 @@ func checkCreateSource(plan *containerModel) []guestops.Issue {
 	return nil
 }
 
-// createClone makes the container as a clone (W14): clone, save the id,
-// wait, move it to its node when PVE could not clone straight there, then
-// one config request for what is declared, the volume tasks, power, and
-// last the removal of the creation marker.
+// createClone makes the container as a clone (W14), or takes up the clone an
+// interrupted apply left half-made (W13), saves its id and finishes it.
+// A failure after PVE accepted the clone leaves the clone to the next
+// apply (LeaveUnfinished) rather than to Terraform's replacement.
 func (r *containerResource) createClone(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse, plan *containerModel) {
 	diags := &resp.Diagnostics
 	source, ok := r.api.ResolveClone(ctx, plan.Clone, diags)
@@ -49,37 +49,43 @@ func (r *containerResource) createClone(ctx context.Context, req resource.Create
 		Name:   plan.Hostname.ValueString(),
 		Pool:   plan.Pool.ValueString(),
 	}
-	created, ok := r.api.Clone(ctx, cloneReq, diags)
+	cloned, ok := r.api.Clone(ctx, cloneReq, diags)
 	if !ok {
 		return
 	}
-	vmid := created.VMID
-	if !guestops.SaveIdentity(ctx, &resp.State, vmid, cloneReq.CloneNode(), diags) {
+	vmid := cloned.VMID
+	if !guestops.SaveIdentity(ctx, &resp.State, vmid, cloned.Node, diags) {
 		return
 	}
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("clone"), plan.Clone)...)
-	if !r.api.AwaitCreate(ctx, cloneReq.CloneNode(), created, diags) {
+	if !r.finishClone(ctx, cloneReq, &cloned, plan, diags) {
+		r.api.LeaveUnfinished(ctx, &resp.State, cloneReq, cloned, diags)
 		return
 	}
-	if !r.api.FinishClone(ctx, cloneReq, vmid, diags) {
-		return
-	}
-	node := cloneReq.Node
+	node := cloned.Node
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
-
-	if !r.reconfigureClone(ctx, node, vmid, plan, source.VMID, diags) {
-		return
-	}
-	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, diags) {
-		return
-	}
-	if !r.api.RemoveCloneMarker(ctx, node, vmid, diags) {
-		return
-	}
 	if r.readBack(ctx, node, vmid, plan, diags) {
 		diags.Append(resp.State.Set(ctx, plan)...)
 		guestops.MaskCloneState(&resp.State, req.Plan.Raw, diags)
 	}
+}
+
+// finishClone takes a clone PVE accepted to the end: wait for it, move it
+// to its node when PVE could not clone straight there, configure it,
+// start it, and last remove the creation marker. Until then the marker
+// lets the next apply find the clone again.
+func (r *containerResource) finishClone(ctx context.Context, cloneReq guestops.CloneRequest, cloned *guestops.Cloned, plan *containerModel, diags *diag.Diagnostics) bool {
+	if !r.api.AwaitClone(ctx, cloned, diags) || !r.api.FinishClone(ctx, cloneReq, cloned, diags) {
+		return false
+	}
+	node, vmid := cloned.Node, cloned.VMID
+	if !r.reconfigureClone(ctx, node, vmid, plan, cloneReq.Source.VMID, diags) {
+		return false
+	}
+	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, diags) {
+		return false
+	}
+	return r.api.RemoveCloneMarker(ctx, node, vmid, diags)
 }
 
 // reconfigureClone writes what plan declares in one config request, then
@@ -118,7 +124,7 @@ func (r *containerResource) reconfigureClone(ctx context.Context, node string, v
 // computed between views that hold the inherited values, so what the
 // configuration never declared is left as it is.
 func (r *containerResource) updateFor(ctx context.Context, state, plan *containerModel, live pveapi.GuestConfig) (*configUpdate, error) {
-	if plan.Clone == nil {
+	if !plan.inherits() {
 		return toUpdate(state, plan, live)
 	}
 	vmid := state.vmid()

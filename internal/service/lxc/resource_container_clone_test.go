@@ -22,6 +22,13 @@ const ctTemplateVMID = 9100
 // API, so the tests depend on no template resource.
 func makeContainerTemplate(t *testing.T, tg *acctest.Target, node string) {
 	t.Helper()
+	makeContainerTemplateOn(t, tg, node, "local-lvm")
+}
+
+// makeContainerTemplateOn is makeContainerTemplate with both volumes on
+// storage.
+func makeContainerTemplateOn(t *testing.T, tg *acctest.Target, node, storage string) {
+	t.Helper()
 	ctx := context.Background()
 	form := url.Values{
 		"ostemplate":  {ctTemplate},
@@ -29,8 +36,8 @@ func makeContainerTemplate(t *testing.T, tg *acctest.Target, node string) {
 		"description": {"golden container"},
 		"cores":       {"2"},
 		"memory":      {"1024"},
-		"rootfs":      {"local-lvm:2"},
-		"mp0":         {"local-lvm:1,mp=/srv"},
+		"rootfs":      {storage + ":2"},
+		"mp0":         {storage + ":1,mp=/srv"},
 		"net0":        {"name=eth0,bridge=vmbr0,ip=dhcp"},
 	}
 	upid, err := tg.Client.CreateLXC(ctx, node, ctTemplateVMID, form)

@@ -61,10 +61,10 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		}
 	}
 	if state == nil {
-		guestops.AddIssues(&resp.Diagnostics, checkCreateSource(plan))
+		guestops.AddIssues(&resp.Diagnostics, checkNewContainerSource(plan))
 		var template types.String
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("os_template"), &template)...)
-		if template.IsNull() && plan.Clone == nil {
+		if template.IsNull() && !plan.inherits() {
 			resp.Diagnostics.AddAttributeError(path.Root("os_template"), "Template Required",
 				"Creating a container needs os_template, the template archive to unpack, such as "+
 					"\"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst\". Upload one with pve_os_template, or import an existing container.")

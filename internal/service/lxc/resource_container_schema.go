@@ -50,7 +50,8 @@ func containerSchema(ctx context.Context) schema.Schema {
 			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
 			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts).",
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
-			"clone": guestops.CloneAttribute(guestops.Container),
+			"clone":   guestops.CloneAttribute(guestops.Container),
+			"restore": guestops.RestoreAttribute(guestops.Container, "clone", "os_template"),
 			"hostname": schema.StringAttribute{
 				MarkdownDescription: "Host name, a DNS name. When left out PVE names the container `CT<vmid>`, which is then reported here.",
 				Optional:            true,
@@ -154,7 +155,7 @@ var sshKeyPattern = regexp.MustCompile(`^(?:[a-z0-9@.-]+ )?(?:ssh|ecdsa|sk)-[a-z
 func rootDiskSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The root file system (`rootfs`). It keeps its volume for life: `size` only grows, `storage` moves the data (the container stops for it). " +
-			"Required unless the container is a `clone`, which inherits its source's.",
+			"Required unless the container is a `clone`, which inherits its source's, or a `restore`, which gets the size the backup archive recorded.",
 		Optional: true,
 		Attributes: map[string]schema.Attribute{
 			"storage": schema.StringAttribute{

@@ -2,7 +2,10 @@ package pool
 
 import (
 	"context"
+	"fmt"
 	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 var (
@@ -180,4 +184,27 @@ func (r *poolResource) ImportState(ctx context.Context, req resource.ImportState
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("poolid"), req.ID)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	// Guest members are managed by the guests' own pool attribute; storage
+	// members have no attribute anywhere, so the import names them rather
+	// than drop them silently. A failed read is left to the refresh.
+	if pool, found, err := r.client.GetPool(ctx, req.ID); err == nil && found {
+		if storages := storageMembers(pool); len(storages) > 0 {
+			resp.Diagnostics.AddWarning(guestops.UnmanagedSummary, fmt.Sprintf(
+				"Pool %s has storage members that pve_pool has no attribute for: %s. Terraform neither shows nor changes them; "+
+					"they stay in the pool.", req.ID, strings.Join(storages, ", ")))
+		}
+	}
+}
+
+// storageMembers lists a pool's storages once each, sorted: PVE lists a
+// storage once per node.
+func storageMembers(pool *pveapi.Pool) []string {
+	var out []string
+	for _, m := range pool.Members {
+		if m.Type == "storage" && m.Storage != "" && !slices.Contains(out, m.Storage) {
+			out = append(out, m.Storage)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

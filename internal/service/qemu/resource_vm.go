@@ -72,6 +72,10 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 		r.createClone(ctx, req, resp, &plan)
 		return
 	}
+	if plan.Restore != nil {
+		r.createRestore(ctx, req, resp, &plan)
+		return
+	}
 	form, err := plan.toCreate()
 	if err != nil {
 		resp.Diagnostics.AddError("Invalid VM Configuration", err.Error())
@@ -152,7 +156,7 @@ func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *r
 	}
 	state.Pool = pool
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
-	if state.Clone != nil {
+	if state.inherits() {
 		guestops.MaskCloneState(&resp.State, req.State.Raw, &resp.Diagnostics)
 	}
 }
@@ -236,7 +240,7 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 	if r.readBack(ctx, node, vmid, &plan, &resp.Diagnostics) {
 		r.refreshAddresses(ctx, node, vmid, &plan, &state, &resp.Diagnostics)
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
-		if plan.Clone != nil {
+		if plan.inherits() {
 			guestops.MaskCloneState(&resp.State, req.Plan.Raw, &resp.Diagnostics)
 		}
 	}
@@ -260,9 +264,10 @@ func (r *vmResource) Delete(ctx context.Context, req resource.DeleteRequest, res
 	r.deleteSeedAfterDestroy(ctx, &state, &resp.Diagnostics)
 }
 
-// ImportState takes "VMID" or "NODE/VMID".
+// ImportState takes "VMID" or "NODE/VMID". Settings no attribute
+// represents are named in a warning.
 func (r *vmResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.api.ImportState(ctx, req, resp) {
+	if !r.api.ImportWithWarning(ctx, req, resp, r) {
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)

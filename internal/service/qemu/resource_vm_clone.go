@@ -16,15 +16,14 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// createClone makes the VM as a clone (W14): clone, save the id, wait,
-// move it to its node when PVE could not clone straight there, then one
-// config request that writes what is declared and removes the inherited
-// cloud-init identity (W15), then disk growth and moves, power, and last
-// the removal of the creation marker.
+// createClone makes the VM as a clone (W14), or takes up the clone an
+// interrupted apply left half-made (W13), saves its id and finishes it.
+// A failure after PVE accepted the clone leaves the clone to the next
+// apply (LeaveUnfinished) rather than to Terraform's replacement.
 func (r *vmResource) createClone(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse, plan *vmModel) {
 	diags := &resp.Diagnostics
 	source, ok := r.api.ResolveClone(ctx, plan.Clone, diags)
-	if !ok {
+	if !ok || !r.checkCloneCanMove(ctx, source, plan, diags) {
 		return
 	}
 	cloneReq := guestops.CloneRequest{
@@ -35,38 +34,46 @@ func (r *vmResource) createClone(ctx context.Context, req resource.CreateRequest
 		Name:   plan.Name.ValueString(),
 		Pool:   plan.Pool.ValueString(),
 	}
-	created, ok := r.api.Clone(ctx, cloneReq, diags)
+	cloned, ok := r.api.Clone(ctx, cloneReq, diags)
 	if !ok {
 		return
 	}
-	vmid := created.VMID
-	if !guestops.SaveIdentity(ctx, &resp.State, vmid, cloneReq.CloneNode(), diags) {
+	vmid := cloned.VMID
+	if !guestops.SaveIdentity(ctx, &resp.State, vmid, cloned.Node, diags) {
 		return
 	}
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("clone"), plan.Clone)...)
-	if !r.api.AwaitCreate(ctx, cloneReq.CloneNode(), created, diags) {
+	if !r.finishClone(ctx, req, cloneReq, &cloned, plan, diags) {
+		r.api.LeaveUnfinished(ctx, &resp.State, cloneReq, cloned, diags)
 		return
 	}
-	if !r.api.FinishClone(ctx, cloneReq, vmid, diags) {
-		return
-	}
-	node := cloneReq.Node
+	node := cloned.Node
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
-
-	if !r.reconfigureClone(ctx, req.Config, node, vmid, plan, source.VMID, diags) {
-		return
-	}
-	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, diags) {
-		return
-	}
-	if !r.api.RemoveCloneMarker(ctx, node, vmid, diags) {
-		return
-	}
 	if r.readBack(ctx, node, vmid, plan, diags) {
 		r.refreshAddresses(ctx, node, vmid, plan, nil, diags)
 		diags.Append(resp.State.Set(ctx, plan)...)
 		guestops.MaskCloneState(&resp.State, req.Plan.Raw, diags)
 	}
+}
+
+// finishClone takes a clone PVE accepted to the end: wait for it, move it
+// to its node when PVE could not clone straight there, configure it,
+// start it, and last remove the creation marker. Until then the marker
+// lets the next apply find the clone again.
+func (r *vmResource) finishClone(ctx context.Context, req resource.CreateRequest, cloneReq guestops.CloneRequest, cloned *guestops.Cloned, plan *vmModel, diags *diag.Diagnostics) bool {
+	if !r.api.AwaitClone(ctx, cloned, diags) ||
+		!r.dropInheritedSeed(ctx, cloned.Node, cloned.VMID, plan, diags) ||
+		!r.api.FinishClone(ctx, cloneReq, cloned, diags) {
+		return false
+	}
+	node, vmid := cloned.Node, cloned.VMID
+	if !r.reconfigureClone(ctx, req.Config, node, vmid, plan, cloneReq.Source.VMID, diags) {
+		return false
+	}
+	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, diags) {
+		return false
+	}
+	return r.api.RemoveCloneMarker(ctx, node, vmid, diags)
 }
 
 // reconfigureClone turns the fresh clone into plan: one config request
@@ -120,6 +127,9 @@ func (r *vmResource) reconfigureClone(ctx context.Context, config tfsdk.Config, 
 // computed between views that hold the inherited values, so what the
 // configuration never declared is left as it is.
 func (r *vmResource) updateFor(ctx context.Context, state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, error) {
+	if plan.Restore != nil {
+		return r.restoreUpdateFor(ctx, state, plan, live)
+	}
 	if plan.Clone == nil {
 		return toUpdate(state, plan, live)
 	}

@@ -448,6 +448,9 @@ func (r *vmResource) syncSeed(ctx context.Context, node string, vmid int, stateC
 	sum := sha256.Sum256(img)
 	digest := hex.EncodeToString(sum[:])
 	uploaded := stateCI != nil && stateCI.SeedSHA256.ValueString() == digest && liveStorage == storage
+	if !uploaded && liveStorage == storage {
+		r.warnSeedRewrite(ctx, node, storage, vmid, diags)
+	}
 	if !uploaded && !r.uploadSeed(ctx, node, storage, vmid, img, digest, diags) {
 		return false, false
 	}
@@ -539,9 +542,12 @@ func (r *vmResource) detachSeed(ctx context.Context, node string, vmid int, slot
 	return true
 }
 
-// deleteSeedVolume removes the seed's iso volume; one already gone is
-// success (W46).
+// deleteSeedVolume removes the seed's iso volume unless other VMs (clones)
+// still have it attached; one already gone is success (W46).
 func (r *vmResource) deleteSeedVolume(ctx context.Context, node, storage string, vmid int, diags *diag.Diagnostics) bool {
+	if r.seedStillUsed(ctx, node, storage, vmid, diags) {
+		return true
+	}
 	upid, err := r.api.Client.DeleteVolume(ctx, node, storage, seedVolumeID(storage, vmid))
 	if pveapi.IsNotFound(err) {
 		return true

@@ -44,7 +44,8 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"moving a live disk between slots, re-importing a live disk. Attributes left out of the configuration are PVE's defaults: " +
 			"the provider neither writes nor reports them.",
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.VM), map[string]schema.Attribute{
-			"clone": guestops.CloneAttribute(guestops.VM),
+			"clone":   guestops.CloneAttribute(guestops.VM),
+			"restore": guestops.RestoreAttribute(guestops.VM, "clone"),
 			"name": schema.StringAttribute{
 				MarkdownDescription: "VM name, a DNS name (letters, digits, `-`, dots between labels).",
 				Optional:            true,

@@ -113,7 +113,8 @@ data "pve_storages" "local" {
 			resource.TestCheckTypeSetElemAttr("data.pve_storages.shared_images", "storages.0.content.*", "import"),
 			resource.TestCheckResourceAttr("data.pve_storages.local", "storages.#", "2"),
 			resource.TestCheckResourceAttr("data.pve_storages.all", "storages.0.available",
-				strconv.FormatInt(100<<30-(754+126+332)<<20, 10)),
+				// Seed files and the two seeded backup archives.
+				strconv.FormatInt(100<<30-(754+126+332+1536+384)<<20, 10)),
 		)
 	}
 	tg.Run(t, resource.TestCase{

@@ -1,0 +1,245 @@
+package pvesim
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// Container restore (pve-container PVE/API2/LXC.pm create_vm with
+// restore=1, PVE::LXC::Create recover_config and restore_configuration).
+// The request is a create whose ostemplate is a backup archive: the same
+// synchronous checks (W40: mount points without rootfs are refused), then
+// the vzrestore task. Without any rootfs/mpN parameter the mount points
+// come from the archive's config, each sized as it recorded and placed on
+// "storage" (default "local"); given ones replace the archive's, which
+// are then not restored. Config keys given win over the archive's; NICs
+// get new MACs with "unique". Over an existing container ("force") the new
+// volumes are made first, then the old ones go, and the container leaves
+// its pool unless "pool" names one (W40, W48).
+
+// restoresOver tells whether a restore may overwrite old: restore=1 and
+// force=1 on the container's own node.
+func restoresOver(c *call, old *Guest) bool {
+	return c.boolParam("restore") && c.boolParam("force") && old.Type == LXC && old.Node == c.str("node")
+}
+
+// restoreByBackupPrivilege is create_vm's third way to the permission:
+// VM.Backup on a container a forced restore overwrites.
+func restoreByBackupPrivilege(c *call) bool {
+	vmid := c.intParam("vmid", 0)
+	old := c.cluster.Guests[vmid]
+	return old != nil && restoresOver(c, old) && c.can("/vms/"+itoa(vmid), false, "VM.Backup")
+}
+
+// ostemplateContent is the content type ostemplate must have: a backup
+// for a restore, a template otherwise.
+func ostemplateContent(c *call) string {
+	if c.boolParam("restore") {
+		return "backup"
+	}
+	return "vztmpl"
+}
+
+func (s *Sim) restoreLXC(c *call) (any, error) {
+	req, err := s.checkCTCreate(c)
+	if err != nil {
+		return nil, err
+	}
+	cl := c.cluster
+	emsg := "unable to restore CT " + itoa(req.vmid) + " - "
+	_, unprivilegedGiven := c.param("unprivileged")
+	existed := false
+	if old := cl.Guests[req.vmid]; old != nil {
+		if old.Status == "running" {
+			return nil, errorf("can't overwrite running container")
+		}
+		if old.Config["protection"] == "1" {
+			return nil, errorf("%sprotection mode enabled", emsg)
+		}
+		if err := cl.LockGuest(req.vmid, "create"); err != nil {
+			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		existed = true
+	} else if err := cl.AddGuest(&Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: map[string]string{"lock": "create"}}); err != nil {
+		return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	restore := &ctRestore{ctCreate: req, existed: existed, unique: c.boolParam("unique"),
+		unprivilegedGiven: unprivilegedGiven, root: isRootPam(c), sysModify: c.can("/", false, "Sys.Modify")}
+	t := s.startTask(req.node, "vzrestore", itoa(req.vmid), c.user, func(t *Task) error {
+		return s.runCTRestore(cl, t, restore)
+	})
+	return t.UPID, nil
+}
+
+// ctRestore is a container restore after its synchronous checks.
+type ctRestore struct {
+	*ctCreate
+	existed, unique, unprivilegedGiven, root bool
+	// sysModify is whether the caller holds Sys.Modify on "/", which a
+	// restore that ends up privileged needs.
+	sysModify bool
+}
+
+// runCTRestore is the vzrestore worker.
+func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
+	emsg := "unable to restore CT " + itoa(req.vmid) + " - "
+	g := cl.Guests[req.vmid]
+	if g == nil || g.Node != req.node || g.Lock() != "create" {
+		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, LXC, req.vmid))
+	}
+	var made []*Volume
+	// Once volumes are made the old container is gone: a failure from
+	// then on removes the config even when it overwrote one.
+	destroyConfig := !req.existed
+	fail := func(err error) error {
+		freeMade(cl, made)
+		if destroyConfig {
+			cl.RemoveGuest(req.vmid)
+		} else {
+			cl.UnlockGuest(req.vmid, "create")
+		}
+		return errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	t.Log("recovering backed-up configuration from '%s'", req.ostemplate)
+	orig, err := archiveConfig(cl, req.node, req.ostemplate, LXC)
+	if err != nil {
+		return fail(err)
+	}
+	unprivileged := orig["unprivileged"] == "1"
+	if req.unprivilegedGiven {
+		unprivileged = req.unprivileged
+	}
+	if !unprivileged && (!req.existed || g.Config["unprivileged"] == "1") && !req.sysModify {
+		return fail(permError("/, Sys.Modify"))
+	}
+	mounts := copyMap(req.mounts)
+	delayed := map[string]string{}
+	if len(mounts) == 0 {
+		if mounts, delayed, err = archiveMounts(orig, req.storage, req.root); err != nil {
+			return fail(err)
+		}
+	}
+	conf := copyMap(req.conf)
+	destroyConfig = true
+	for _, k := range mountKeys(mounts) {
+		value, v, err := s.createMountPoint(cl, req.node, req.vmid, k, mounts[k])
+		if v != nil {
+			made = append(made, v)
+			t.Log("%s: allocated volume '%s'", k, v.VolID)
+		}
+		if err != nil {
+			return fail(err)
+		}
+		conf[k] = value
+	}
+	if req.existed {
+		old := &Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: g.Config}
+		for _, key := range ctVolumeKeys(old.Config) {
+			volid := old.Config[key]
+			if mp, err := parseMountPoint(key, volid); err == nil && !wire.IsUnusedSlot(key) {
+				volid = mp.volume()
+			}
+			if ctOwnsVolume(cl, req.vmid, volid) && cl.Volume(req.node, volid) != nil {
+				_ = freeVolume(cl, req.node, volid)
+			}
+		}
+		if pool := cl.PoolOf(req.vmid); pool != "" {
+			cl.removePoolMember(pool, req.vmid)
+		}
+	}
+	t.Log("restoring '%s' now..", req.ostemplate)
+	t.Log("merging backed-up and given configuration..")
+	for _, k := range sortedKeys(orig) {
+		switch {
+		case k == "digest" || k == "rootfs" || k == "unprivileged" || k == "parent" || k == "template" || k == "lock":
+		case isMountKey(k) || wire.IsUnusedSlot(k):
+		case k == "lxc" && !req.root:
+			t.Warn("skipping custom lxc options, restore manually as root:")
+		case req.unique && isCTNetKey(k):
+			n, msg := lxcConfigMethod().PropertyString(k, orig[k])
+			if msg != "" {
+				return fail(errorf("%s", strings.TrimSuffix(msg, "\n")))
+			}
+			n["hwaddr"] = s.randomMAC()
+			n["type"] = "veth"
+			if _, given := conf[k]; !given {
+				conf[k] = printCTNet(n)
+			}
+		default:
+			if _, given := conf[k]; !given {
+				conf[k] = orig[k]
+			}
+		}
+	}
+	// create_vm's defaults, for an archive without them.
+	if conf["hostname"] == "" {
+		conf["hostname"] = "CT" + itoa(req.vmid)
+	}
+	if conf["memory"] == "" || conf["memory"] == "0" {
+		conf["memory"] = "512"
+	}
+	if _, ok := conf["swap"]; !ok {
+		conf["swap"] = "512"
+	}
+	for k, v := range delayed {
+		conf[k] = v
+	}
+	if unprivileged {
+		conf["unprivileged"] = "1"
+	}
+	if d, ok := conf["description"]; ok {
+		conf["description"] = strings.TrimRight(d, " \t\r\n")
+	}
+	g.Config = conf
+	writeCTConfig(g)
+	// The restored root file system keeps its own root password and
+	// authorized_keys: a restore runs no post-create hook, so password and
+	// ssh-public-keys have no effect.
+	if req.pool != "" && cl.Pools[req.pool] != nil {
+		cl.addPoolMember(req.pool, req.vmid)
+	}
+	if req.start {
+		t.Log("starting CT %d", req.vmid)
+		if err := s.ctStart(cl, g, false); err != nil {
+			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+	}
+	return nil
+}
+
+// archiveMounts is create_vm's "storage only" restore: every volume mount
+// point of the archive becomes a new volume of the recorded size on
+// storage; bind and device mount points are root@pam's and restored as
+// they were, after the data (delayed).
+func archiveMounts(orig map[string]string, storage string, root bool) (mounts, delayed map[string]string, err error) {
+	mounts, delayed = map[string]string{}, map[string]string{}
+	if orig["rootfs"] == "" {
+		return nil, nil, errorf("rootfs configuration could not be recovered, please check and specify manually!")
+	}
+	for _, k := range mountKeys(orig) {
+		mp, err := parseMountPoint(k, orig[k])
+		if err != nil {
+			return nil, nil, err
+		}
+		if !mp.isVolume() {
+			if k == "rootfs" {
+				return nil, nil, errorf("restoring rootfs to %s mount is only possible by specifying -rootfs manually!", mp.kind())
+			}
+			if !root {
+				return nil, nil, errorf("restoring '%s' to %s mount is only possible for root", k, mp.kind())
+			}
+			delayed[k] = orig[k]
+			continue
+		}
+		size, err := wire.ParseSize(valueOr(mp["size"], "0"))
+		if err != nil || size == 0 {
+			return nil, nil, errorf("unable to detect disk size - please specify %s (size)", k)
+		}
+		delete(mp, "size")
+		mp["volume"] = storage + ":" + strconv.FormatFloat(float64(size)/float64(gib), 'f', -1, 64)
+		mounts[k] = mp.print(k)
+	}
+	return mounts, delayed, nil
+}

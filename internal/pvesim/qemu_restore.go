@@ -1,0 +1,261 @@
+package pvesim
+
+import (
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// VM restore (qemu-server PVE/API2/Qemu.pm create_vm with "archive",
+// QemuServer restore_vma_archive). The synchronous part checks the
+// parameters (no drive may be given with an archive), the permissions and
+// the archive, then reserves the vmid with "lock: create" (W10, W11); a
+// taken vmid is refused unless "force" asks to overwrite a VM on this node
+// (W13). The qmrestore task recreates every backed-up disk as a new volume
+// (vm-VMID-disk-N) on "storage" or the disk's original storage, writes the
+// archive's config with the overrides on top, and joins the pool.
+
+// qemuRestore is one restore request after its synchronous checks.
+type qemuRestore struct {
+	node, archive, storage, pool string
+	vmid                         int
+	force, unique, start, live   bool
+	overrides                    map[string]string
+	// existed is set when force overwrites an existing VM.
+	existed bool
+}
+
+func (s *Sim) restoreQemu(c *call) (any, error) {
+	cl := c.cluster
+	req := &qemuRestore{
+		node: c.str("node"), vmid: c.intParam("vmid", 0), archive: c.str("archive"),
+		storage: c.str("storage"), pool: c.str("pool"),
+		force: c.boolParam("force"), unique: c.boolParam("unique"), start: c.boolParam("start"),
+		live: c.boolParam("live-restore"),
+	}
+	if req.pool != "" && cl.Pools[req.pool] == nil {
+		return nil, permError("pool '" + req.pool + "' does not exist")
+	}
+	if req.storage != "" {
+		if err := c.check("/storage/"+req.storage, false, "Datastore.AllocateSpace"); err != nil {
+			return nil, err
+		}
+	}
+	old := cl.Guests[req.vmid]
+	ownVM := old != nil && old.Type == QEMU && old.Node == req.node
+	switch {
+	case c.can("/vms/"+itoa(req.vmid), false, "VM.Allocate"):
+	case req.pool != "" && c.can("/pool/"+req.pool, false, "VM.Allocate"):
+	case req.force && ownVM && c.can("/vms/"+itoa(req.vmid), false, "VM.Backup"):
+	default:
+		return nil, permError("")
+	}
+	params := configParams(c, createControlParams)
+	for _, k := range sortedKeys(params) {
+		if isDriveKey(k) {
+			return nil, paramError(map[string]string{k: "option conflicts with option 'archive'"})
+		}
+	}
+	if err := checkVolumeAccess(c, req.vmid, req.archive, "backup"); err != nil {
+		return nil, err
+	}
+	if cl.Volume(req.node, req.archive) == nil {
+		return nil, errorf("can't find file '%s'", req.archive)
+	}
+	if err := checkSSHKeys(params); err != nil {
+		return nil, err
+	}
+	for _, k := range sortedKeys(params) {
+		if err := checkModifyPerm(c, req.vmid, k); err != nil {
+			return nil, err
+		}
+		if strings.HasPrefix(k, "net") {
+			v, err := s.normalizeNet(k, params[k])
+			if err != nil {
+				return nil, err
+			}
+			params[k] = v
+		}
+	}
+	req.overrides = params
+	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
+	switch {
+	case old != nil && (!req.force || !ownVM):
+		return nil, errorf("%s%s %d already exists on node '%s'", emsg, old.kind(), req.vmid, old.Node) // W13
+	case old != nil:
+		if err := cl.LockGuest(req.vmid, "create"); err != nil {
+			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		req.existed = true
+	default:
+		if err := cl.AddGuest(&Guest{VMID: req.vmid, Node: req.node, Type: QEMU, Config: map[string]string{"lock": "create"}}); err != nil {
+			return nil, err
+		}
+	}
+	t := s.startTask(req.node, "qmrestore", itoa(req.vmid), c.user, func(t *Task) error {
+		return s.runQemuRestore(cl, t, req)
+	})
+	return t.UPID, nil
+}
+
+// runQemuRestore is the qmrestore worker. A failure frees the volumes it
+// made and drops the lock, but, as on PVE, leaves the VM config behind
+// ("VM N state is NOT cleaned up"): empty for a new VM, the old one when
+// an overwrite failed before its disks went.
+func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
+	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
+	g := cl.Guests[req.vmid]
+	if g == nil || g.Node != req.node || g.Lock() != "create" {
+		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, QEMU, req.vmid))
+	}
+	if g.Config["protection"] == "1" {
+		cl.UnlockGuest(req.vmid, "create")
+		return errorf("%sprotection mode enabled", emsg)
+	}
+	if g.Status == "running" {
+		cl.UnlockGuest(req.vmid, "create")
+		return errorf("%svm is running", emsg)
+	}
+	var made []*Volume
+	fail := func(err error) error {
+		freeMade(cl, made)
+		cl.UnlockGuest(req.vmid, "create")
+		t.Warn("error before or during data restore, some or all disks were not completely restored. VM %d state is NOT cleaned up.", req.vmid)
+		return errorf("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	if req.live {
+		return fail(errorf("live-restore is only compatible with backup images from a Proxmox Backup Server"))
+	}
+	backup, err := archiveConfig(cl, req.node, req.archive, QEMU)
+	if err != nil {
+		return fail(err)
+	}
+	t.Log("restore vma archive: %s", req.archive)
+	if req.existed {
+		// destroy_vm keeps an empty config: the old disks go first.
+		for _, key := range volumeKeys(g.Config) {
+			d, ok := parseDrive(key, g.Config[key])
+			if wire.IsUnusedSlot(key) {
+				d, ok = drive{"file": g.Config[key]}, true
+			}
+			if ok && !d.isCDROMNotCloudInit() && ownsVolume(cl, g, d.file()) && cl.Volume(g.Node, d.file()) != nil {
+				_ = freeVolume(cl, g.Node, d.file())
+			}
+		}
+		g.Config = map[string]string{"lock": "create"}
+	}
+	conf := map[string]string{}
+	for _, key := range sortedKeys(backup) {
+		value := backup[key]
+		switch {
+		case key == "lock" || key == "parent" || key == "digest" || wire.IsUnusedSlot(key):
+		case isDriveKey(key):
+			d, ok := parseDrive(key, value)
+			if !ok {
+				return fail(errorf("unable to parse drive options for '%s'", key))
+			}
+			if d["backup"] == "0" || d.isCDROMNotCloudInit() {
+				if d.isCDROMNotCloudInit() {
+					conf[key] = value
+				}
+				continue
+			}
+			nd, v, err := s.restoreDisk(cl, req, key, d)
+			if err != nil {
+				return fail(err)
+			}
+			made = append(made, v)
+			t.Log("new volume ID is '%s'", v.VolID)
+			conf[key] = nd.print()
+		case strings.HasPrefix(key, "net") && req.unique:
+			n, msg := qemuConfigMethod().PropertyString(key, value)
+			if msg != "" {
+				return fail(errorf("unable to parse '%s'", key))
+			}
+			n["macaddr"] = s.randomMAC()
+			conf[key] = printNet(n)
+		case key == "vmgenid" && value != "0":
+			conf[key] = s.newUUID()
+		case key == "smbios1" && req.unique:
+			smbios, _ := qemuConfigMethod().PropertyString(key, value)
+			if smbios == nil {
+				smbios = map[string]string{}
+			}
+			smbios["uuid"] = s.newUUID()
+			conf[key] = printSorted(smbios)
+		default:
+			conf[key] = value
+		}
+	}
+	for k, v := range req.overrides {
+		conf[k] = v
+	}
+	if tags, ok := conf["tags"]; ok {
+		list, _ := wire.ParseTags(tags)
+		conf["tags"] = wire.FormatTags(list)
+	}
+	if d, ok := conf["description"]; ok {
+		conf["description"] = strings.TrimRight(d, " \t\r\n")
+	}
+	g.Config = conf
+	writeConfig(g)
+	if req.pool != "" && cl.Pools[req.pool] != nil {
+		cl.addPoolMember(req.pool, req.vmid)
+	}
+	if req.start {
+		t.Log("Execute autostart")
+		if err := s.vmStart(cl, g, t, false); err != nil {
+			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+	}
+	return nil
+}
+
+// restoreDisk allocates the new volume of one backed-up drive (restore's
+// parse_backup_hints and vdisk_alloc): on the requested storage or the
+// drive's own, which must hold images; cloud-init, EFI vars and TPM state
+// have their fixed sizes, a disk the size the archive recorded.
+func (s *Sim) restoreDisk(cl *Cluster, req *qemuRestore, key string, d drive) (drive, *Volume, error) {
+	sid, _, _ := strings.Cut(d.file(), ":")
+	storeID := valueOr(req.storage, sid)
+	st, err := usableStorage(cl, storeID, req.node)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !st.hasContent("images") {
+		return nil, nil, errorf("Content type 'images' is not available on storage '%s'", storeID)
+	}
+	a := allocation{storage: storeID, node: req.node, vmid: req.vmid, format: st.resolveFormat(d["format"])}
+	switch {
+	case d.isCloudInit():
+		a.name = "vm-" + itoa(req.vmid) + "-cloudinit"
+		if st.fileStorage() {
+			a.name += "." + a.format
+		}
+		a.size = cloudInitSize
+	case key == "efidisk0":
+		a.size = efiVars2M
+		if d["efitype"] == "4m" {
+			a.size = efiVars4M
+		}
+	case key == "tpmstate0":
+		a.format, a.size = "raw", tpmStateSize
+	default:
+		size, err := wire.ParseSize(valueOr(d["size"], "0"))
+		if err != nil || size == 0 {
+			return nil, nil, errorf("unable to restore '%s' - unknown disk size", key)
+		}
+		a.size = size
+	}
+	v, err := s.allocVolume(cl, a)
+	if err != nil {
+		return nil, nil, err
+	}
+	nd := drive(copyMap(d))
+	delete(nd, "format")
+	nd["file"] = v.VolID
+	if !d.isCloudInit() {
+		nd["size"] = itoa64(v.Size)
+	}
+	return nd, v, nil
+}

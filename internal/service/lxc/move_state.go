@@ -1,0 +1,237 @@
+package lxc
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+)
+
+var _ resource.ResourceWithMoveState = (*containerResource)(nil)
+
+// Resource types of other Proxmox providers a pve_container takes state
+// from.
+const (
+	bpgContainerType     = "proxmox_virtual_environment_container"
+	telmateContainerType = "proxmox_lxc"
+)
+
+// MoveState lets a `moved` block take a container over from bpg/proxmox or
+// Telmate/proxmox without destroying it. The refresh that follows the move
+// reads every value PVE reports; the translation names the container
+// (vmid and node) and carries the rest as the source had it. What PVE
+// cannot report (os_template (W35), root's password and SSH keys) stays
+// null, as after an import: configuring it later only records it and
+// never replaces the container.
+func (r *containerResource) MoveState(context.Context) []resource.StateMover {
+	return []resource.StateMover{{StateMover: moveContainerState}}
+}
+
+// containerTranslation is a source state turned into pve_container's
+// model, with the source attributes whose values are not carried over.
+type containerTranslation struct {
+	model   *containerModel
+	dropped []string
+}
+
+func moveContainerState(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+	var translate func(guestops.SourceState) (containerTranslation, error)
+	switch {
+	case !fromProxmoxProvider(req.SourceProviderAddress):
+		return
+	case req.SourceTypeName == bpgContainerType:
+		translate = containerFromBPG
+	case req.SourceTypeName == telmateContainerType:
+		translate = containerFromTelmate
+	default:
+		// Not a source this resource knows: the framework reports that no
+		// mover took it.
+		return
+	}
+	if req.SourceRawState == nil {
+		resp.Diagnostics.AddError("Unable To Move Container State", "Terraform sent no state for "+req.SourceTypeName+".")
+		return
+	}
+	src, err := guestops.DecodeSourceState(req.SourceRawState.JSON)
+	var moved containerTranslation
+	if err == nil {
+		moved, err = translate(src)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError("Unable To Move Container State",
+			fmt.Sprintf("The state of %s cannot be read as a container: %s. Remove it from state with `terraform state rm` and import the container instead.", req.SourceTypeName, err))
+		return
+	}
+	moved.model.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes(ctx))}
+	resp.Diagnostics.Append(resp.TargetState.Set(ctx, moved.model)...)
+	if len(moved.dropped) > 0 {
+		resp.Diagnostics.AddWarning("Source Values Not Carried Over",
+			fmt.Sprintf("%s has values that pve_container keeps only from configuration and PVE does not report: %s. "+
+				"The container keeps them; secrets are never copied into state.", req.SourceTypeName, strings.Join(moved.dropped, ", ")))
+	}
+}
+
+// fromProxmoxProvider accepts the registry addresses of bpg/proxmox and
+// Telmate/proxmox, and of their forks and mirrors, which keep the provider
+// type "proxmox" and the resource type names the translation reads.
+func fromProxmoxProvider(address string) bool {
+	parts := strings.Split(strings.ToLower(address), "/")
+	return parts[len(parts)-1] == "proxmox"
+}
+
+func timeoutAttrTypes(ctx context.Context) map[string]attr.Type {
+	if typ, ok := containerSchema(ctx).Attributes["timeouts"].GetType().(attr.TypeWithAttributeTypes); ok {
+		return typ.AttributeTypes()
+	}
+	return map[string]attr.Type{}
+}
+
+// newMovedContainer is the model of a moved container before the source's
+// attributes are translated: identity, and null for every value the next
+// refresh fills or only configuration can give.
+func newMovedContainer(vmid int64, node string) (*containerModel, error) {
+	if vmid < 100 {
+		return nil, fmt.Errorf("no VMID in the source state")
+	}
+	if node == "" {
+		return nil, fmt.Errorf("no node in the source state")
+	}
+	return &containerModel{
+		ID:                types.StringValue(strconv.FormatInt(vmid, 10)),
+		VMID:              types.Int64Value(vmid),
+		Node:              types.StringValue(node),
+		Tags:              fwutil.TagSetNull(),
+		Memory:            types.ObjectNull(memoryAttrTypes),
+		OSTemplate:        types.StringNull(),
+		PasswordWO:        types.StringNull(),
+		PasswordWOVersion: types.Int64Null(),
+		SSHPublicKeys:     types.SetNull(types.StringType),
+		PurgeRemovedDisks: types.BoolValue(false),
+		RebootAfterUpdate: types.BoolValue(false),
+	}, nil
+}
+
+func movedMemory(size, swap types.Int64) types.Object {
+	if size.IsNull() && swap.IsNull() {
+		return types.ObjectNull(memoryAttrTypes)
+	}
+	return types.ObjectValueMust(memoryAttrTypes, map[string]attr.Value{"size": size, "swap": swap})
+}
+
+// sourceTags is a tag set without duplicates; null when there are no tags.
+func sourceTags(tags []string) fwutil.TagSetValue {
+	var unique []string
+	for _, tag := range tags {
+		if tag = strings.TrimSpace(tag); tag != "" && !slices.Contains(unique, tag) {
+			unique = append(unique, tag)
+		}
+	}
+	if len(unique) == 0 {
+		return fwutil.TagSetNull()
+	}
+	return fwutil.TagSetOf(unique)
+}
+
+// sourceSize reads a size: a bare number is GiB (bpg's disk.size), a unit
+// spells the rest ("8G", "512M", Telmate's form). It is spelled the way
+// configuration writes it ("8" for whole GiB).
+func sourceSize(src guestops.SourceState, key string) fwutil.SizeValue {
+	raw, ok := src.Str(key)
+	if !ok {
+		return fwutil.SizeNull()
+	}
+	bytes, err := fwutil.ParseSizeAttribute(raw)
+	if err != nil || bytes <= 0 {
+		return fwutil.SizeNull()
+	}
+	return fwutil.SizeFromString(fwutil.FormatSizeAttribute(bytes))
+}
+
+// movedFeatures is the features object from flags and allowed mount types; nil
+// when nothing is on.
+func movedFeatures(flags guestops.SourceState, mounts []string) *featuresModel {
+	f := &featuresModel{
+		Nesting: flags.OnFlag("nesting"),
+		Keyctl:  flags.OnFlag("keyctl"),
+		Fuse:    flags.OnFlag("fuse"),
+		Mknod:   flags.OnFlag("mknod"),
+		Mount:   types.SetNull(types.StringType),
+	}
+	if len(mounts) > 0 {
+		f.Mount = stringSet(mounts)
+	}
+	if f.Nesting.IsNull() && f.Keyctl.IsNull() && f.Fuse.IsNull() && f.Mknod.IsNull() && f.Mount.IsNull() {
+		return nil
+	}
+	return f
+}
+
+// sourceVolumeIDPattern is an existing volume, STORAGE:NAME: bpg's mount_point
+// volume holds one once PVE allocated it.
+var sourceVolumeIDPattern = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):(.+)$`)
+
+// sourceMountTarget sorts a source mount point's volume into a storage or a bind
+// mount's host path.
+func sourceMountTarget(volume string) (storage, hostPath types.String) {
+	switch {
+	case strings.HasPrefix(volume, "/"):
+		return types.StringNull(), types.StringValue(volume)
+	case sourceVolumeIDPattern.MatchString(volume):
+		return types.StringValue(sourceVolumeIDPattern.FindStringSubmatch(volume)[1]), types.StringNull()
+	default:
+		return types.StringValue(volume), types.StringNull()
+	}
+}
+
+// movedAddress is one address family of a NIC; nil when neither address nor
+// gateway is set.
+func movedAddress(addr, gateway types.String) *ipModel {
+	if addr.IsNull() && gateway.IsNull() {
+		return nil
+	}
+	return &ipModel{Address: addr, Gateway: gateway}
+}
+
+// movedDNS is the dns object; nil when neither is set.
+func movedDNS(domain types.String, servers []string) *dnsModel {
+	if domain.IsNull() && len(servers) == 0 {
+		return nil
+	}
+	d := &dnsModel{Domain: domain, Servers: types.ListNull(types.StringType)}
+	if len(servers) > 0 {
+		d.Servers = stringList(servers)
+	}
+	return d
+}
+
+// movedConsole is the console object; nil when nothing is set.
+func movedConsole(enabled types.Bool, mode types.String, ttys types.Int64) *consoleModel {
+	if enabled.IsNull() && mode.IsNull() && ttys.IsNull() {
+		return nil
+	}
+	return &consoleModel{Enabled: enabled, Mode: mode, TTYs: ttys}
+}
+
+// ttysUnlessDefault is the tty count, null when it is PVE's default of 2.
+func ttysUnlessDefault(src guestops.SourceState, key string) types.Int64 {
+	if n, ok := src.Integer(key); ok && n >= 0 && n != pveDefaultTTYs {
+		return types.Int64Value(n)
+	}
+	return types.Int64Null()
+}
+
+const pveDefaultTTYs = 2
+
+func splitSourceList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ' ' || r == ',' || r == ';' })
+}
