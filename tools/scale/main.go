@@ -5,7 +5,7 @@
 // the requests the simulator answered by method, errors and the provider's
 // peak memory, next to Terraform's own overhead on an empty configuration.
 //
-//	go run ./tools/scale -n 200 -p 10 -latency 5ms -task 50ms [-json]
+//	go run ./tools/scale -n 200 -p 10 -latency 5ms -task 50ms [-json] [-profile DIR]
 package main
 
 import (
@@ -30,6 +30,10 @@ type options struct {
 	provider    string
 	terraform   string
 	keep        bool
+	// profileDir, when set, measures a provider built with profiling and
+	// collects its profiles and allocation totals there, one directory per
+	// phase.
+	profileDir string
 }
 
 func main() {
@@ -75,6 +79,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs.StringVar(&o.provider, "provider", "", "provider binary to measure (default: build this module's provider)")
 	fs.StringVar(&o.terraform, "terraform", "terraform", "terraform binary")
 	fs.BoolVar(&o.keep, "keep", false, "keep the working directory (configuration, logs) and print its path")
+	fs.StringVar(&o.profileDir, "profile", "", "build the provider with profiling and write each instance's CPU profile, peak heap profile and allocation totals under this directory, per phase")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -87,6 +92,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return o, fmt.Errorf("-p must be at least 1, got %d", o.parallelism)
 	case o.latency < 0 || o.task < 0:
 		return o, errors.New("-latency and -task must not be negative")
+	case o.profileDir != "" && o.provider != "":
+		return o, errors.New("-profile builds its own provider: it cannot be used with -provider")
 	}
 	return o, nil
 }

@@ -56,7 +56,14 @@ type phaseReport struct {
 	// instance of the phase, to tell the provider's work from Terraform's.
 	ProviderCPUSeconds float64 `json:"provider_cpu_seconds"`
 	ProviderStarts     int     `json:"provider_starts"`
-	Failure            string  `json:"failure,omitempty"`
+	// TerraformCPUSeconds is Terraform's own user and system time: the
+	// command's and its children's, less the provider's.
+	TerraformCPUSeconds float64 `json:"terraform_cpu_seconds"`
+	// The allocation totals are measured only by a profiled run (-profile).
+	ProviderAllocMiB float64 `json:"provider_alloc_mib,omitempty"`
+	ProviderAllocs   uint64  `json:"provider_alloc_objects,omitempty"`
+	ProviderGCCycles uint64  `json:"provider_gc_cycles,omitempty"`
+	Failure          string  `json:"failure,omitempty"`
 }
 
 type goal struct {
@@ -174,7 +181,7 @@ func writeTable(w io.Writer, r *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"phase", "exit", "wall s", "requests"}
 	header = append(header, methods...)
-	header = append(header, "req/guest", "errors", "peak RSS MiB", "provider CPU s", "starts", "")
+	header = append(header, "req/guest", "errors", "peak RSS MiB", "provider CPU s", "terraform CPU s", "starts", "")
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, p := range r.Phases {
 		row := []string{p.Name, strconv.Itoa(p.ExitCode), fmt.Sprintf("%.2f", p.WallSeconds), strconv.Itoa(p.Requests)}
@@ -186,10 +193,11 @@ func writeTable(w io.Writer, r *report) {
 			perGuest = fmt.Sprintf("%.2f", p.RequestsPerGuest)
 		}
 		row = append(row, perGuest, strconv.Itoa(p.Errors), fmt.Sprintf("%.1f", p.ProviderPeakRSSMiB),
-			fmt.Sprintf("%.2f", p.ProviderCPUSeconds), strconv.Itoa(p.ProviderStarts), "")
+			fmt.Sprintf("%.2f", p.ProviderCPUSeconds), fmt.Sprintf("%.2f", p.TerraformCPUSeconds), strconv.Itoa(p.ProviderStarts), "")
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	_ = tw.Flush()
+	writeAllocTable(w, r.Phases)
 	for _, p := range r.Phases {
 		if len(p.ErrorsByStatus) > 0 {
 			fmt.Fprintf(w, "%s: API errors by status %v\n", p.Name, p.ErrorsByStatus)
@@ -207,6 +215,25 @@ func writeTable(w io.Writer, r *report) {
 			verdict = "MISSED"
 		}
 		fmt.Fprintf(tw, "  %s\t%s\ttarget %s\t%s\n", g.Name, g.Measured, g.Target, verdict)
+	}
+	_ = tw.Flush()
+}
+
+// writeAllocTable prints the provider's allocations per phase, when the
+// run was profiled.
+func writeAllocTable(w io.Writer, phases []phaseReport) {
+	profiled := false
+	for _, p := range phases {
+		profiled = profiled || p.ProviderAllocs > 0
+	}
+	if !profiled {
+		return
+	}
+	fmt.Fprintln(w, "\nprovider allocations (profiled build):")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "phase\tallocated MiB\tobjects\tGC cycles\t")
+	for _, p := range phases {
+		fmt.Fprintf(tw, "%s\t%.1f\t%d\t%d\t\n", p.Name, p.ProviderAllocMiB, p.ProviderAllocs, p.ProviderGCCycles)
 	}
 	_ = tw.Flush()
 }

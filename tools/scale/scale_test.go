@@ -158,8 +158,8 @@ func TestSmallEstateEndToEnd(t *testing.T) {
 	var names []string
 	for _, p := range rep.Phases {
 		names = append(names, p.Name)
-		if p.ProviderStarts == 0 || p.ProviderPeakRSSMiB <= 0 {
-			t.Errorf("%s: no provider usage recorded: %+v", p.Name, p)
+		if p.ProviderStarts == 0 || p.ProviderPeakRSSMiB <= 0 || p.TerraformCPUSeconds <= 0 {
+			t.Errorf("%s: no provider or terraform usage recorded: %+v", p.Name, p)
 		}
 		if p.Errors != 0 {
 			t.Errorf("%s: %d API errors %v", p.Name, p.Errors, p.ErrorsByStatus)

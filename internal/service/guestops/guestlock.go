@@ -2,7 +2,10 @@ package guestops
 
 import (
 	"context"
+	"fmt"
 	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
@@ -57,6 +60,19 @@ func locksFor(client *pveapi.Client) *guestLocks {
 // ends first.
 func (a API) LockGuest(ctx context.Context, vmid int) (unlock func(), err error) {
 	return locksFor(a.Client).lock(ctx, vmid)
+}
+
+// HoldGuest is LockGuest for a resource operation (an update or a
+// destroy): it waits for the provider's other work on vmid, such as a clone
+// of it, and reports a deadline that ends the wait as an error.
+func (a API) HoldGuest(ctx context.Context, vmid int, diags *diag.Diagnostics) (unlock func(), ok bool) {
+	unlock, err := a.LockGuest(ctx, vmid)
+	if err != nil {
+		diags.AddError("Timed Out Waiting For "+a.Kind.Title,
+			fmt.Sprintf("Another operation of this provider on %s %d did not finish in time: %v. Apply again once it is done.", a.Kind.Noun, vmid, err))
+		return nil, false
+	}
+	return unlock, true
 }
 
 // sourceLockedWhileCloning tells whether PVE keeps a clone's source from a

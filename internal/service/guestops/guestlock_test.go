@@ -3,9 +3,12 @@ package guestops
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
@@ -126,5 +129,27 @@ func TestCloneSourceLockedWhileCloningW10(t *testing.T) {
 		if got := (API{Kind: tc.kind}).sourceLockedWhileCloning(tc.src); got != tc.want {
 			t.Errorf("%s source %v: serialised %t, want %t", tc.kind.Noun, tc.src.Config, got, tc.want)
 		}
+	}
+}
+
+// A destroy waits for the provider's other work on the guest (W10): while
+// a clone holds its source, Delete does not touch the guest, and a
+// deadline that ends the wait is an error naming the guest, with no
+// request sent.
+func TestDeleteWaitsForTheGuestLockW10(t *testing.T) {
+	t.Parallel()
+	api := API{Client: &pveapi.Client{}, Kind: Container}
+	unlock, err := api.LockGuest(context.Background(), 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var diags diag.Diagnostics
+	api.Delete(ctx, "pve1", 300, false, &diags)
+	if !diags.HasError() || diags[0].Summary() != "Timed Out Waiting For Container" ||
+		!strings.Contains(diags[0].Detail(), "container 300") {
+		t.Fatalf("Delete of a held guest = %v, want the wait to end with an error naming it", diags)
 	}
 }

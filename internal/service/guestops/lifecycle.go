@@ -228,7 +228,8 @@ func LocalDisks(config pveapi.GuestConfig, shared map[string]bool) bool {
 
 // Delete destroys the guest and its volumes: refused while protected, a
 // running guest is shut down (stopped if it will not), then destroyed with
-// purge. A guest already gone is success.
+// purge. A guest already gone is success. It waits for the provider's
+// other work on the guest (a clone of it) first.
 func (a API) Delete(ctx context.Context, node string, vmid int, protected bool, diags *diag.Diagnostics) {
 	summary := "Unable To Delete " + a.Kind.Title
 	if protected {
@@ -237,6 +238,11 @@ func (a API) Delete(ctx context.Context, node string, vmid int, protected bool, 
 				"Set protection = false and apply, then destroy it.", capitalize(a.Kind.Noun), vmid))
 		return
 	}
+	unlock, ok := a.HoldGuest(ctx, vmid, diags)
+	if !ok {
+		return
+	}
+	defer unlock()
 	status, err := a.Status(ctx, node, vmid)
 	if pveapi.IsNotFound(err) {
 		return

@@ -178,6 +178,13 @@ func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, res
 
 	vmid := state.vmid()
 	node := state.Node.ValueString()
+	// One guest's changes never interleave with the provider's other work
+	// on it, such as a clone of it.
+	unlock, ok := r.api.HoldGuest(ctx, vmid, &resp.Diagnostics)
+	if !ok {
+		return
+	}
+	defer unlock()
 	// Until the update is done, state is what it was: a step that fails
 	// leaves the rest to the next plan.
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)

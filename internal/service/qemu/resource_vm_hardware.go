@@ -59,21 +59,10 @@ func notedPCI(ctx context.Context, private privateGetter) []string {
 }
 
 // modifyHardwarePlan checks EFI disk, TPM state and PCI devices at plan
-// time, at create too, and marks the guest agent's addresses unknown when
-// an update may change them.
-func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		return
-	}
-	plan, ok := readModel(ctx, req.Plan)
-	if !ok {
-		return
-	}
-	var state *vmModel
-	if !req.State.Raw.IsNull() {
-		if state, ok = readModel(ctx, req.State); !ok {
-			return
-		}
+// time, at create too (state is nil then), and marks the guest agent's
+// addresses unknown when an update may change them.
+func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state, plan *vmModel) {
+	if state != nil {
 		guestops.AddIssues(&resp.Diagnostics, checkFirmwarePlan(state, plan))
 	}
 	principal := ""

@@ -44,13 +44,25 @@ func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateCo
 // may change as unknown: the power status, and the boot order PVE keeps
 // when the configuration leaves it to PVE and devices come or go (W28).
 func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	r.modifyHardwarePlan(ctx, req, resp)
-	r.checkCloudInitStorage(ctx, req, resp)
-	if req.Plan.Raw.IsNull() || req.State.Raw.IsNull() {
+	if req.Plan.Raw.IsNull() {
 		return
 	}
+	// Decoding a whole model is most of this method's cost: each is
+	// decoded once and shared by the checks.
 	plan, okPlan := readModel(ctx, req.Plan)
-	state, okState := readModel(ctx, req.State)
+	creating := req.State.Raw.IsNull()
+	var state *vmModel
+	okState := creating
+	if !creating {
+		state, okState = readModel(ctx, req.State)
+	}
+	if okPlan && okState {
+		r.modifyHardwarePlan(ctx, req, resp, state, plan)
+	}
+	r.checkCloudInitStorage(ctx, req, resp)
+	if creating {
+		return
+	}
 	if okPlan && okState {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 	}
