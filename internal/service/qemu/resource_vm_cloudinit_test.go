@@ -469,6 +469,28 @@ func TestAccVM_cloudInitSecretsStayOutOfStateAndLogs(t *testing.T) {
 				Config: config(2),
 				Check:  resource.ComposeTestCheckFunc(stateLacks(secrets...), wantPasswordWrites(tg, 2)),
 			},
+			{
+				// An import reads the mask back (W31): neither the mask nor
+				// the password may reach the imported state or the log.
+				Config:                  config(2),
+				ResourceName:            vmAddr,
+				ImportState:             true,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"cloud_init.password_wo_version"},
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateCheck: func(states []*terraform.InstanceState) error {
+					for _, st := range states {
+						for key, value := range st.Attributes {
+							for _, secret := range append(secrets, "**********") {
+								if strings.Contains(value, secret) {
+									return fmt.Errorf("imported attribute %s holds a secret", key)
+								}
+							}
+						}
+					}
+					return nil
+				},
+			},
 		},
 	})
 
