@@ -2,12 +2,17 @@ package guestops
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 )
 
 // SourceState is another provider's state of one resource, decoded from
@@ -204,4 +209,100 @@ func (s SourceState) PositiveFloatValue(key string) types.Float64 {
 // by ';' (PVE's form) or ',' (its documented form).
 func SplitSourceTags(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == ',' || r == ' ' })
+}
+
+// Moved is another provider's guest translated into a resource's model,
+// with the source attributes whose values are not carried over.
+type Moved[M any] struct {
+	Model   *M
+	Dropped []string
+}
+
+// GuestMover takes a guest over from bpg/proxmox or Telmate/proxmox with a
+// `moved` block. The source state is translated attribute by attribute;
+// the refresh that follows the move reads every value PVE reports, so a
+// translation only has to name the guest (vmid and node) correctly and
+// carry what PVE cannot report back.
+type GuestMover[M any] struct {
+	Kind Kind
+	// From maps each source resource type to its translation.
+	From map[string]func(SourceState) (Moved[M], error)
+	// Finish fills what no source has (the timeouts object).
+	Finish func(context.Context, *M)
+	// Kept tells the operator what happens to the values not carried over.
+	Kept string
+}
+
+// StateMover is the framework's view of g.
+func (g GuestMover[M]) StateMover() resource.StateMover {
+	return resource.StateMover{StateMover: g.move}
+}
+
+func (g GuestMover[M]) move(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
+	translate, known := g.From[req.SourceTypeName]
+	if !known || !FromProxmoxProvider(req.SourceProviderAddress) {
+		// Not a source this resource knows: the framework reports that no
+		// mover took it.
+		return
+	}
+	summary := "Unable To Move " + g.Kind.Title + " State"
+	if req.SourceRawState == nil {
+		resp.Diagnostics.AddError(summary, "Terraform sent no state for "+req.SourceTypeName+".")
+		return
+	}
+	src, err := DecodeSourceState(req.SourceRawState.JSON)
+	var moved Moved[M]
+	if err == nil {
+		moved, err = translate(src)
+	}
+	if err != nil {
+		resp.Diagnostics.AddError(summary,
+			fmt.Sprintf("The state of %s cannot be read as a %s: %s. Remove it from state with `terraform state rm` and import the %s instead.",
+				req.SourceTypeName, g.Kind.Noun, err, g.Kind.Noun))
+		return
+	}
+	g.Finish(ctx, moved.Model)
+	resp.Diagnostics.Append(resp.TargetState.Set(ctx, moved.Model)...)
+	if len(moved.Dropped) > 0 {
+		resp.Diagnostics.AddWarning("Source Values Not Carried Over",
+			fmt.Sprintf("%s has values that %s keeps only from configuration and PVE does not report: %s. %s",
+				req.SourceTypeName, g.Kind.Resource, strings.Join(moved.Dropped, ", "), g.Kept))
+	}
+}
+
+// FromProxmoxProvider accepts the registry addresses of bpg/proxmox and
+// Telmate/proxmox, and of their forks and mirrors, which keep the provider
+// type "proxmox" and the resource type names the translations read.
+func FromProxmoxProvider(address string) bool {
+	parts := strings.Split(strings.ToLower(address), "/")
+	return parts[len(parts)-1] == "proxmox"
+}
+
+// SourceTags is a tag set without duplicates; null when there are no tags.
+func SourceTags(tags []string) fwutil.TagSetValue {
+	var unique []string
+	for _, tag := range tags {
+		if tag = strings.TrimSpace(tag); tag != "" && !slices.Contains(unique, tag) {
+			unique = append(unique, tag)
+		}
+	}
+	if len(unique) == 0 {
+		return fwutil.TagSetNull()
+	}
+	return fwutil.TagSetOf(unique)
+}
+
+// Size reads a size: a bare number is GiB (bpg/proxmox keeps whole GiB), a
+// unit spells the rest ("8G", "512M", Telmate/proxmox's form). It is
+// spelled the way configuration writes it ("8" for whole GiB).
+func (s SourceState) Size(key string) fwutil.SizeValue {
+	raw, ok := s.Str(key)
+	if !ok {
+		return fwutil.SizeNull()
+	}
+	bytes, err := fwutil.ParseSizeAttribute(raw)
+	if err != nil || bytes <= 0 {
+		return fwutil.SizeNull()
+	}
+	return fwutil.SizeFromString(fwutil.FormatSizeAttribute(bytes))
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -27,67 +26,27 @@ const (
 )
 
 // MoveState lets a `moved` block take a container over from bpg/proxmox or
-// Telmate/proxmox without destroying it. The refresh that follows the move
-// reads every value PVE reports; the translation names the container
-// (vmid and node) and carries the rest as the source had it. What PVE
-// cannot report (os_template (W35), root's password and SSH keys) stays
-// null, as after an import: configuring it later only records it and
-// never replaces the container.
+// Telmate/proxmox without destroying it. What PVE cannot report
+// (os_template (W35), root's password and SSH keys) stays null, as after an
+// import: configuring it later only records it and never replaces the
+// container.
 func (r *containerResource) MoveState(context.Context) []resource.StateMover {
-	return []resource.StateMover{{StateMover: moveContainerState}}
+	return []resource.StateMover{guestops.GuestMover[containerModel]{
+		Kind: guestops.Container,
+		From: map[string]func(guestops.SourceState) (containerTranslation, error){
+			bpgContainerType:     containerFromBPG,
+			telmateContainerType: containerFromTelmate,
+		},
+		Finish: func(ctx context.Context, m *containerModel) {
+			m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes(ctx))}
+		},
+		Kept: "The container keeps them; secrets are never copied into state.",
+	}.StateMover()}
 }
 
 // containerTranslation is a source state turned into pve_container's
-// model, with the source attributes whose values are not carried over.
-type containerTranslation struct {
-	model   *containerModel
-	dropped []string
-}
-
-func moveContainerState(ctx context.Context, req resource.MoveStateRequest, resp *resource.MoveStateResponse) {
-	var translate func(guestops.SourceState) (containerTranslation, error)
-	switch {
-	case !fromProxmoxProvider(req.SourceProviderAddress):
-		return
-	case req.SourceTypeName == bpgContainerType:
-		translate = containerFromBPG
-	case req.SourceTypeName == telmateContainerType:
-		translate = containerFromTelmate
-	default:
-		// Not a source this resource knows: the framework reports that no
-		// mover took it.
-		return
-	}
-	if req.SourceRawState == nil {
-		resp.Diagnostics.AddError("Unable To Move Container State", "Terraform sent no state for "+req.SourceTypeName+".")
-		return
-	}
-	src, err := guestops.DecodeSourceState(req.SourceRawState.JSON)
-	var moved containerTranslation
-	if err == nil {
-		moved, err = translate(src)
-	}
-	if err != nil {
-		resp.Diagnostics.AddError("Unable To Move Container State",
-			fmt.Sprintf("The state of %s cannot be read as a container: %s. Remove it from state with `terraform state rm` and import the container instead.", req.SourceTypeName, err))
-		return
-	}
-	moved.model.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes(ctx))}
-	resp.Diagnostics.Append(resp.TargetState.Set(ctx, moved.model)...)
-	if len(moved.dropped) > 0 {
-		resp.Diagnostics.AddWarning("Source Values Not Carried Over",
-			fmt.Sprintf("%s has values that pve_container keeps only from configuration and PVE does not report: %s. "+
-				"The container keeps them; secrets are never copied into state.", req.SourceTypeName, strings.Join(moved.dropped, ", ")))
-	}
-}
-
-// fromProxmoxProvider accepts the registry addresses of bpg/proxmox and
-// Telmate/proxmox, and of their forks and mirrors, which keep the provider
-// type "proxmox" and the resource type names the translation reads.
-func fromProxmoxProvider(address string) bool {
-	parts := strings.Split(strings.ToLower(address), "/")
-	return parts[len(parts)-1] == "proxmox"
-}
+// model.
+type containerTranslation = guestops.Moved[containerModel]
 
 func timeoutAttrTypes(ctx context.Context) map[string]attr.Type {
 	if typ, ok := containerSchema(ctx).Attributes["timeouts"].GetType().(attr.TypeWithAttributeTypes); ok {
@@ -126,35 +85,6 @@ func movedMemory(size, swap types.Int64) types.Object {
 		return types.ObjectNull(memoryAttrTypes)
 	}
 	return types.ObjectValueMust(memoryAttrTypes, map[string]attr.Value{"size": size, "swap": swap})
-}
-
-// sourceTags is a tag set without duplicates; null when there are no tags.
-func sourceTags(tags []string) fwutil.TagSetValue {
-	var unique []string
-	for _, tag := range tags {
-		if tag = strings.TrimSpace(tag); tag != "" && !slices.Contains(unique, tag) {
-			unique = append(unique, tag)
-		}
-	}
-	if len(unique) == 0 {
-		return fwutil.TagSetNull()
-	}
-	return fwutil.TagSetOf(unique)
-}
-
-// sourceSize reads a size: a bare number is GiB (bpg's disk.size), a unit
-// spells the rest ("8G", "512M", Telmate's form). It is spelled the way
-// configuration writes it ("8" for whole GiB).
-func sourceSize(src guestops.SourceState, key string) fwutil.SizeValue {
-	raw, ok := src.Str(key)
-	if !ok {
-		return fwutil.SizeNull()
-	}
-	bytes, err := fwutil.ParseSizeAttribute(raw)
-	if err != nil || bytes <= 0 {
-		return fwutil.SizeNull()
-	}
-	return fwutil.SizeFromString(fwutil.FormatSizeAttribute(bytes))
 }
 
 // movedFeatures is the features object from flags and allowed mount types; nil

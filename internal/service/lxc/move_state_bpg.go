@@ -29,7 +29,7 @@ func containerFromBPG(src guestops.SourceState) (containerTranslation, error) {
 		return containerTranslation{}, err
 	}
 	m.Description = src.StringValue("description")
-	m.Tags = sourceTags(src.Strings("tags"))
+	m.Tags = guestops.SourceTags(src.Strings("tags"))
 	m.Pool = src.StringValue("pool_id")
 	m.OnBoot = src.OnFlag("start_on_boot")
 	m.Protection = src.OnFlag("protection")
@@ -47,7 +47,7 @@ func containerFromBPG(src guestops.SourceState) (containerTranslation, error) {
 	}
 	if disk := src.Block("disk"); disk != nil {
 		if storage, ok := disk.Str("datastore_id"); ok {
-			m.RootDisk = &rootDiskModel{Storage: types.StringValue(storage), Size: sourceSize(disk, "size"), Volume: types.StringNull()}
+			m.RootDisk = &rootDiskModel{Storage: types.StringValue(storage), Size: disk.Size("size"), Volume: types.StringNull()}
 		}
 	}
 	m.MountPoints = bpgMountPoints(src)
@@ -87,7 +87,7 @@ func containerFromBPG(src guestops.SourceState) (containerTranslation, error) {
 	if src.Block("clone") != nil {
 		dropped = append(dropped, "clone")
 	}
-	return containerTranslation{model: m, dropped: dropped}, nil
+	return containerTranslation{Model: m, Dropped: dropped}, nil
 }
 
 // bpgMountPoints reads mount_point blocks; the n-th block is mpN. volume is
@@ -103,7 +103,7 @@ func bpgMountPoints(src guestops.SourceState) map[string]mountPointModel {
 		storage, hostPath := sourceMountTarget(volume)
 		size := fwutil.SizeNull()
 		if hostPath.IsNull() {
-			size = sourceSize(mp, "size")
+			size = mp.Size("size")
 		}
 		if mounts == nil {
 			mounts = map[string]mountPointModel{}

@@ -35,7 +35,7 @@ func containerFromTelmate(src guestops.SourceState) (containerTranslation, error
 	m.Hostname = src.StringValue("hostname")
 	m.Description = src.StringValue("description")
 	if tags, ok := src.Str("tags"); ok {
-		m.Tags = sourceTags(splitSourceList(tags))
+		m.Tags = guestops.SourceTags(splitSourceList(tags))
 	}
 	m.Pool = src.StringValue("pool")
 	m.OnBoot = src.OnFlag("onboot")
@@ -55,7 +55,7 @@ func containerFromTelmate(src guestops.SourceState) (containerTranslation, error
 	m.Memory = movedMemory(src.PositiveValue("memory"), swap)
 	if root := src.Block("rootfs"); root != nil {
 		if storage, ok := root.Str("storage"); ok {
-			m.RootDisk = &rootDiskModel{Storage: types.StringValue(storage), Size: sourceSize(root, "size"), Volume: root.StringValue("volume")}
+			m.RootDisk = &rootDiskModel{Storage: types.StringValue(storage), Size: root.Size("size"), Volume: root.StringValue("volume")}
 		}
 	}
 	m.MountPoints = telmateMountPoints(src)
@@ -80,7 +80,7 @@ func containerFromTelmate(src guestops.SourceState) (containerTranslation, error
 			dropped = append(dropped, key)
 		}
 	}
-	return containerTranslation{model: m, dropped: dropped}, nil
+	return containerTranslation{Model: m, Dropped: dropped}, nil
 }
 
 // telmateMountPoints reads mountpoint blocks, whose slot (or key) is the N
@@ -105,7 +105,7 @@ func telmateMountPoints(src guestops.SourceState) map[string]mountPointModel {
 		storage, hostPath := sourceMountTarget(volume)
 		size := fwutil.SizeNull()
 		if hostPath.IsNull() {
-			size = sourceSize(mp, "size")
+			size = mp.Size("size")
 		}
 		if mounts == nil {
 			mounts = map[string]mountPointModel{}

@@ -66,7 +66,7 @@ func TestMoveContainerFromBPG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := moved.model
+	m := moved.Model
 	wantString(t, "id", m.ID, "130")
 	wantInt(t, "vmid", m.VMID, 130)
 	wantString(t, "node", m.Node, "pve1")
@@ -135,8 +135,8 @@ func TestMoveContainerFromBPG(t *testing.T) {
 	wantNull(t, "password_wo", m.PasswordWO)
 	wantNull(t, "ssh_public_keys", m.SSHPublicKeys)
 	for _, name := range []string{"initialization.user_account.password", "initialization.user_account.keys", "operating_system.template_file_id"} {
-		if !slices.Contains(moved.dropped, name) {
-			t.Errorf("dropped = %q, want %s named", moved.dropped, name)
+		if !slices.Contains(moved.Dropped, name) {
+			t.Errorf("dropped = %q, want %s named", moved.Dropped, name)
 		}
 	}
 }
@@ -147,7 +147,7 @@ func TestMoveContainerFromTelmate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := moved.model
+	m := moved.Model
 	wantInt(t, "vmid", m.VMID, 131)
 	wantString(t, "node (current_node)", m.Node, "pve2")
 	wantString(t, "hostname", m.Hostname, "cache-1")
@@ -186,8 +186,8 @@ func TestMoveContainerFromTelmate(t *testing.T) {
 		t.Errorf("console = %+v, want none: console, cmode and tty are PVE's defaults", m.Console)
 	}
 	wantNull(t, "os_template (W35)", m.OSTemplate)
-	if !slices.Equal(moved.dropped, []string{"ostemplate", "password", "ssh_public_keys"}) {
-		t.Errorf("dropped = %q", moved.dropped)
+	if !slices.Equal(moved.Dropped, []string{"ostemplate", "password", "ssh_public_keys"}) {
+		t.Errorf("dropped = %q", moved.Dropped)
 	}
 }
 

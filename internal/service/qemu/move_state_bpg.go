@@ -28,7 +28,7 @@ func vmFromBPG(src guestops.SourceState) (vmTranslation, error) {
 	}
 	m.Name = src.StringValue("name")
 	m.Description = src.StringValue("description")
-	m.Tags = sourceTags(src.Strings("tags"))
+	m.Tags = guestops.SourceTags(src.Strings("tags"))
 	m.Pool = src.StringValue("pool_id")
 	m.OnBoot = src.OnFlag("on_boot")
 	m.Protection = src.OnFlag("protection")
@@ -70,7 +70,7 @@ func vmFromBPG(src guestops.SourceState) (vmTranslation, error) {
 		dropped = append(dropped, "clone")
 	}
 	m.CloudInit, dropped = bpgCloudInit(src, dropped)
-	return vmTranslation{model: m, dropped: dropped}, nil
+	return vmTranslation{Model: m, Dropped: dropped}, nil
 }
 
 func bpgDisks(src guestops.SourceState) map[string]diskModel {

@@ -54,7 +54,7 @@ func vmFromTelmate(src guestops.SourceState) (vmTranslation, error) {
 		m.Description = src.StringValue("desc")
 	}
 	if tags, ok := src.Str("tags"); ok {
-		m.Tags = sourceTags(guestops.SplitSourceTags(tags))
+		m.Tags = guestops.SourceTags(guestops.SplitSourceTags(tags))
 	}
 	m.Pool = src.StringValue("pool")
 	m.OnBoot = src.OnFlag("onboot")
@@ -100,7 +100,7 @@ func vmFromTelmate(src guestops.SourceState) (vmTranslation, error) {
 	if m.CloudInit, err = telmateCloudInit(src, devices); err != nil {
 		return vmTranslation{}, err
 	}
-	return vmTranslation{model: m, dropped: dropped}, nil
+	return vmTranslation{Model: m, Dropped: dropped}, nil
 }
 
 // telmateCPU reads the 3.x cpu block, or 2.x's top-level cores, sockets
@@ -241,7 +241,7 @@ func (t *telmateDevices) addDisk(slot string, d guestops.SourceState) {
 	}
 	t.disks[slot] = diskModel{
 		Storage:    types.StringValue(storage),
-		Size:       sourceUnitSize(d, "size"),
+		Size:       d.Size("size"),
 		Volume:     types.StringNull(),
 		Discard:    d.OnFlag("discard"),
 		SSD:        ssd,

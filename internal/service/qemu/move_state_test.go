@@ -77,7 +77,7 @@ func TestMoveVMFromBPG(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := moved.model
+	m := moved.Model
 	wantString(t, "id", m.ID, "120")
 	wantInt(t, "vmid", m.VMID, 120)
 	wantString(t, "node", m.Node, "pve1")
@@ -129,7 +129,7 @@ func TestMoveVMFromBPG(t *testing.T) {
 	if !m.Network["net0"].VLANTag.IsNull() {
 		t.Errorf("net0.vlan_tag 0 (untagged in bpg) = %v, want null", m.Network["net0"].VLANTag)
 	}
-	wantString(t, "net1.model", m.Network["net1"].Model, "e1000")
+	wantString(t, "net1.Model", m.Network["net1"].Model, "e1000")
 	wantInt(t, "net1.vlan_tag", m.Network["net1"].VLANTag, 20)
 	if rate := m.Network["net1"].Rate; rate.ValueFloat64() != 12.5 {
 		t.Errorf("net1.rate = %v", rate)
@@ -150,8 +150,8 @@ func TestMoveVMFromBPG(t *testing.T) {
 	wantString(t, "ipconfig1.ipv6.address", ci.IPConfig["ipconfig1"].IPv6.Address, "auto")
 	// W31: the password is never copied, only named in the warning.
 	wantNullString(t, "cloud_init.password_wo", ci.PasswordWO)
-	if !slices.Contains(moved.dropped, "initialization.user_account.password") {
-		t.Errorf("dropped = %q, want the password named", moved.dropped)
+	if !slices.Contains(moved.Dropped, "initialization.user_account.password") {
+		t.Errorf("dropped = %q, want the password named", moved.Dropped)
 	}
 	if m.Clone != nil {
 		t.Error("clone is set; it would force a replacement")
@@ -164,7 +164,7 @@ func TestMoveVMFromTelmate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := moved.model
+	m := moved.Model
 	wantInt(t, "vmid", m.VMID, 121)
 	// The node the guest was last seen on wins over target_node.
 	wantString(t, "node", m.Node, "pve2")
@@ -217,8 +217,8 @@ func TestMoveVMFromTelmate(t *testing.T) {
 	}
 	// W31: cipassword never reaches the model.
 	wantNullString(t, "cloud_init.password_wo", ci.PasswordWO)
-	if !slices.Equal(moved.dropped, []string{"clone", "cipassword"}) {
-		t.Errorf("dropped = %q, want clone and cipassword", moved.dropped)
+	if !slices.Equal(moved.Dropped, []string{"clone", "cipassword"}) {
+		t.Errorf("dropped = %q, want clone and cipassword", moved.Dropped)
 	}
 }
 
@@ -228,7 +228,7 @@ func TestMoveVMFromTelmateLegacySchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := moved.model
+	m := moved.Model
 	wantInt(t, "vmid", m.VMID, 122)
 	wantString(t, "node", m.Node, "pve3")
 	wantString(t, "description (desc)", m.Description, "legacy guest")
@@ -258,8 +258,8 @@ func TestMoveVMFromTelmateLegacySchema(t *testing.T) {
 	if m.CloudInit != nil {
 		t.Errorf("cloud_init = %+v, want none: every cloud-init value is empty", m.CloudInit)
 	}
-	if len(moved.dropped) != 0 {
-		t.Errorf("dropped = %q, want nothing", moved.dropped)
+	if len(moved.Dropped) != 0 {
+		t.Errorf("dropped = %q, want nothing", moved.Dropped)
 	}
 }
 
@@ -301,8 +301,8 @@ func TestFromProxmoxProvider(t *testing.T) {
 		"registry.terraform.io/proxops/pve":     false,
 		"registry.terraform.io/hashicorp/aws":   false,
 	} {
-		if got := fromProxmoxProvider(address); got != want {
-			t.Errorf("fromProxmoxProvider(%q) = %t, want %t", address, got, want)
+		if got := guestops.FromProxmoxProvider(address); got != want {
+			t.Errorf("guestops.FromProxmoxProvider(%q) = %t, want %t", address, got, want)
 		}
 	}
 }
