@@ -1,4 +1,5 @@
-// Package guestops holds what pve_vm and pve_container share: the create flow
+// Package guestops holds what pve_vm and pve_container share: the sequence
+// of their create, read, update and delete (Driver), the create flow
 // with VMID allocation and its race handling (W13), power transitions, pool
 // membership (W48), migration, the delete flow, import ids, the data-loss
 // guard for volumes (W21-W24) and the helpers that map config keys to

@@ -75,26 +75,10 @@ func (r *containerResource) addUpdateError(diags *diag.Diagnostics, err error) {
 	fwutil.AddAPIError(diags, "Unable To Update Container", err)
 }
 
-// readBack reads the container after a write into m, so state holds what
-// PVE keeps rather than what was sent. Pool and node stay as planned: both
-// were just written.
-func (r *containerResource) readBack(ctx context.Context, node string, vmid int, m *containerModel, diags *diag.Diagnostics) bool {
-	live, ok := r.api.ReadBack(ctx, node, vmid, diags)
-	if !ok {
-		return false
-	}
-	if err := m.fromAPI(vmid, live.Config, live.Status); err != nil {
-		r.api.UnreadableConfig(diags, node, vmid, err)
-		return false
-	}
-	m.Node = types.StringValue(node)
-	return true
-}
-
-// reconfigureAdopted turns a container adopted from an interrupted apply,
+// ReconfigureAdopted turns a container adopted from an interrupted apply,
 // created from that apply's plan, into this plan. Its creation marker
 // stays until the container is complete (W13).
-func (r *containerResource) reconfigureAdopted(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
+func (r *containerResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
 	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container After Adopting It", err)
@@ -108,14 +92,5 @@ func (r *containerResource) reconfigureAdopted(ctx context.Context, node string,
 		diags.AddError("Unable To Plan Container Configuration", err.Error())
 		return false
 	}
-	if update.delta.IsEmpty() {
-		return true
-	}
-	params := update.delta.Values()
-	params.Set("digest", live.Digest())
-	if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
-		r.addUpdateError(diags, err)
-		return false
-	}
-	return true
+	return update.delta.IsEmpty() || r.writeConfig(ctx, node, vmid, update, live.Digest(), diags)
 }

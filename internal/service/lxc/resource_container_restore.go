@@ -9,7 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -46,69 +46,6 @@ func checkNewContainerSource(plan *containerModel) []guestops.Issue {
 		}
 	}
 	return issues
-}
-
-// createRestore makes the container by restoring a backup archive (W40):
-// the archive's config is read first, so that the request names every
-// mount point explicitly (PVE refuses mount points without rootfs, and
-// would drop the archive's undeclared ones), undeclared volumes at the
-// sizes the archive recorded; the id is saved, the task awaited; then one
-// config request for what is still to declare, volume growth, the pool
-// (a restore may lose it, W40, W48), power, and last the marker's removal.
-func (r *containerResource) createRestore(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse, plan *containerModel) {
-	diags := &resp.Diagnostics
-	node := plan.Node.ValueString()
-	archive, ok := r.api.ArchiveConfig(ctx, node, plan.Restore, diags)
-	if !ok {
-		return
-	}
-	form, err := restoreForm(plan, archive)
-	if err != nil {
-		diags.AddAttributeError(path.Root("restore").AtName("archive"), "Unable To Restore Container", err.Error())
-		return
-	}
-	created, ok := r.api.Restore(ctx, guestops.RestoreRequest{
-		Node:    node,
-		VMID:    plan.vmid(),
-		Restore: plan.Restore,
-		Form:    form,
-		Name:    plan.Hostname.ValueString(),
-	}, diags)
-	if !ok {
-		return
-	}
-	vmid := created.VMID
-	if !guestops.SaveIdentity(ctx, &resp.State, vmid, node, diags) {
-		return
-	}
-	diags.Append(resp.State.SetAttribute(ctx, path.Root("restore"), plan.Restore)...)
-	if !r.api.AwaitCreate(ctx, node, created, diags) {
-		return
-	}
-	// What PVE refuses at create is set right after, never dropped (W39).
-	if params := plan.createFollowUp(); params != nil {
-		if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
-			fwutil.AddAttributeAPIError(diags, path.Root("console").AtName("ttys"), "Unable To Set Container Console", err)
-			return
-		}
-	}
-	marker := guestops.RestoreMarker(guestops.Container, plan.Restore.Archive.ValueString())
-	if !r.reconfigureRestore(ctx, node, vmid, plan, marker, diags) {
-		return
-	}
-	if !r.api.EnsurePool(ctx, vmid, plan.Pool, diags) {
-		return
-	}
-	if plan.Started.ValueBool() && !r.api.PowerAction(ctx, node, vmid, guestops.ActionStart, nil, diags) {
-		return
-	}
-	if !r.api.RemoveCloneMarker(ctx, node, vmid, diags) {
-		return
-	}
-	if r.readBack(ctx, node, vmid, plan, diags) {
-		diags.Append(resp.State.Set(ctx, plan)...)
-		guestops.MaskCloneState(&resp.State, req.Plan.Raw, diags)
-	}
 }
 
 // restoreForm is the restore request without the archive: the create form
@@ -187,33 +124,8 @@ func archiveMount(archive pveapi.GuestConfig, slot, storage string) (string, err
 	return wire.Drive{Storage: target, SizeGiB: float64(bytes) / float64(wire.GiB), Options: options}.CreateForm()
 }
 
-// reconfigureRestore writes what plan declares and the restore did not
-// set in one config request, computed against a view holding what the
-// archive brought, then grows or moves the declared volumes.
-func (r *containerResource) reconfigureRestore(ctx context.Context, node string, vmid int, plan *containerModel, marker string, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read Container After Restoring It", err)
-		return false
-	}
-	view, err := r.cloneView(ctx, vmid, nil, plan, live)
-	if err != nil {
-		diags.AddError("Unable To Plan Restore Configuration", err.Error())
-		return false
-	}
-	view.Description = types.StringValue(guestops.WithCloneMarker(view.Description.ValueString(), marker))
-	update, err := toUpdate(view, view, live)
-	if err != nil {
-		diags.AddError("Unable To Plan Restore Configuration", err.Error())
-		return false
-	}
-	if !update.delta.IsEmpty() {
-		params := update.delta.Values()
-		params.Set("digest", live.Digest())
-		if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
-			r.addUpdateError(diags, err)
-			return false
-		}
-	}
-	return r.finishVolumes(ctx, node, vmid, plan, diags)
+// ReconfigureRestore sets what PVE refuses at create (W39), then turns
+// the restored container into plan, keeping marker until it is complete.
+func (r *containerResource) ReconfigureRestore(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, marker string, diags *diag.Diagnostics) bool {
+	return r.setCreateFollowUp(ctx, node, vmid, plan, diags) && r.reconfigureInherited(ctx, node, vmid, plan, archiveOrigin, marker, diags)
 }

@@ -18,18 +18,13 @@ import (
 // warn about without asking PVE again (W42).
 const undeclaredPCIKey = "undeclared_pci_slots"
 
-// privateSetter is the part of a response's private state notePCI needs.
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // privateGetter is the part of a request's private state the plan reads.
 type privateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
 // notePCI records the live hostpciN slots m does not declare.
-func notePCI(ctx context.Context, config pveapi.GuestConfig, m *vmModel, private privateSetter, diags *diag.Diagnostics) {
+func notePCI(ctx context.Context, config pveapi.GuestConfig, m *vmModel, private guestops.PrivateSetter, diags *diag.Diagnostics) {
 	if private == nil {
 		return
 	}

@@ -69,26 +69,10 @@ func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, pla
 	return r.finishFirmware(ctx, node, vmid, plan, live, diags)
 }
 
-// readBack reads the VM after a write into m, so state holds what PVE
-// keeps rather than what was sent. Pool and node stay as planned: both were
-// just written.
-func (r *vmResource) readBack(ctx context.Context, node string, vmid int, m *vmModel, diags *diag.Diagnostics) bool {
-	live, ok := r.api.ReadBack(ctx, node, vmid, diags)
-	if !ok {
-		return false
-	}
-	if err := m.fromAPI(vmid, live.Config, live.Status); err != nil {
-		r.api.UnreadableConfig(diags, node, vmid, err)
-		return false
-	}
-	m.Node = types.StringValue(node)
-	return true
-}
-
-// reconfigureAdopted turns a guest adopted from an interrupted apply,
+// ReconfigureAdopted turns a guest adopted from an interrupted apply,
 // created from that apply's plan, into this plan. Its creation marker
 // stays until the guest is complete (W13).
-func (r *vmResource) reconfigureAdopted(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
+func (r *vmResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
 	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM After Adopting It", err)

@@ -1,0 +1,321 @@
+package guestops
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// Default timeouts of a guest resource's operations when the configuration
+// sets none.
+const (
+	DefaultCreateTimeout = 20 * time.Minute
+	DefaultUpdateTimeout = 20 * time.Minute
+	DefaultDeleteTimeout = 10 * time.Minute
+)
+
+// Attributes are what the driver reads of a guest model: the attributes
+// every guest has. Node and Pool point into the model, which the driver
+// updates with what PVE reports; the rest are copies taken when the
+// Attributes were.
+type Attributes struct {
+	Node *types.String
+	Pool *types.String
+	VMID types.Int64
+	// Name is the planned name: a VM's name, a container's hostname.
+	Name              types.String
+	Protection        types.Bool
+	Started           types.Bool
+	PurgeRemovedDisks types.Bool
+	RebootAfterUpdate types.Bool
+	Timeouts          timeouts.Value
+	Clone             *CloneModel
+	Restore           *RestoreModel
+}
+
+func (a Attributes) vmid() int { return int(a.VMID.ValueInt64()) }
+
+// inherits tells whether the guest was made from a source whose undeclared
+// settings it keeps: a clone or a restore.
+func (a Attributes) inherits() bool { return a.Clone != nil || a.Restore != nil }
+
+// PrivateSetter is the part of a response's private state a refresh may
+// record into.
+type PrivateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// ConfigChange is what the config step of an update did.
+type ConfigChange struct {
+	// Written tells that a config request was sent: changes may wait for a
+	// restart.
+	Written bool
+	// Detached are the volumes the request detached, by slot, for a purge
+	// that has to wait until power is settled.
+	Detached map[string]string
+}
+
+// Hooks are the steps of a guest resource's flows that depend on its kind.
+// A step reports its failures in diags; one that returns a bool stops the
+// flow with false.
+type Hooks[M any] interface {
+	// Attributes are m's common attributes.
+	Attributes(m *M) Attributes
+	// FromAPI fills m from the guest's config and status/current.
+	FromAPI(m *M, vmid int, config pveapi.GuestConfig, status *pveapi.GuestStatus) error
+	// NoteRead records, after a refresh filled m from live, what the plan
+	// needs beyond the model.
+	NoteRead(ctx context.Context, live Live, m *M, private PrivateSetter, diags *diag.Diagnostics)
+
+	// CreateForm is the create request of plan, without vmid.
+	CreateForm(ctx context.Context, config tfsdk.Config, plan *M, diags *diag.Diagnostics) (form url.Values, ok bool)
+	// Recognize tells whether a guest found on the VMID after a lost
+	// create answer is the one form describes (W13).
+	Recognize(plan *M, config pveapi.GuestConfig, form url.Values) bool
+	// ReconfigureAdopted turns a guest adopted from an interrupted apply
+	// into plan; its creation marker stays.
+	ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
+	// FinishCreate completes a created guest before it is started: what
+	// the create request could not carry, volume growth and moves.
+	FinishCreate(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
+	// SourceHooks create the guest from a clone source or an archive.
+	SourceHooks[M]
+
+	// ApplyUpdate takes the guest on node from state to plan: the config
+	// request and what has to follow it before power is settled.
+	ApplyUpdate(ctx context.Context, config tfsdk.Config, node string, vmid int, state, plan *M, diags *diag.Diagnostics) (ConfigChange, bool)
+	// FinishUpdate runs what has to wait until power is settled.
+	FinishUpdate(ctx context.Context, node string, vmid int, plan *M, change ConfigChange, diags *diag.Diagnostics) bool
+	// AfterReadBack completes m after it was read back from PVE, with the
+	// prior state when there is one.
+	AfterReadBack(ctx context.Context, node string, vmid int, m, prior *M, diags *diag.Diagnostics)
+
+	// AfterDelete cleans up what destroying the guest left.
+	AfterDelete(ctx context.Context, state *M, diags *diag.Diagnostics)
+}
+
+// Driver runs the create, read, update and delete flows of a guest
+// resource: the sequence both kinds share, with the kind's own steps taken
+// from Hooks.
+type Driver[M any] struct {
+	API   API
+	Hooks Hooks[M]
+}
+
+// Create makes the guest: from scratch, as a clone or from a backup
+// archive. Its id is saved as soon as PVE accepted the request.
+func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan M
+	diags := &resp.Diagnostics
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	if diags.HasError() {
+		return
+	}
+	attrs := d.Hooks.Attributes(&plan)
+	ctx, cancel, ok := bound(ctx, attrs.Timeouts.Create, DefaultCreateTimeout, diags)
+	if !ok {
+		return
+	}
+	defer cancel()
+
+	if attrs.Clone != nil {
+		d.createClone(ctx, req, resp, &plan)
+		return
+	}
+	if attrs.Restore != nil {
+		d.createRestore(ctx, req, resp, &plan)
+		return
+	}
+	form, ok := d.Hooks.CreateForm(ctx, req.Config, &plan, diags)
+	if !ok {
+		return
+	}
+	node := attrs.Node.ValueString()
+	created, ok := d.API.Create(ctx, CreateRequest{
+		Node:      node,
+		VMID:      attrs.vmid(),
+		Form:      form,
+		Name:      attrs.Name.ValueString(),
+		Recognize: func(config pveapi.GuestConfig) bool { return d.Hooks.Recognize(&plan, config, form) },
+	}, diags)
+	if !ok {
+		return
+	}
+	vmid := created.VMID
+	if !SaveIdentity(ctx, &resp.State, vmid, node, diags) || !d.API.AwaitCreate(ctx, node, created, diags) {
+		return
+	}
+	if created.Adopted && !d.Hooks.ReconfigureAdopted(ctx, node, vmid, &plan, diags) {
+		return
+	}
+	if !d.Hooks.FinishCreate(ctx, req.Config, node, vmid, &plan, diags) {
+		return
+	}
+	if !d.start(ctx, node, vmid, &plan, diags) || !d.API.RemoveCloneMarker(ctx, node, vmid, diags) {
+		return
+	}
+	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, &plan, nil, diags)
+}
+
+// Read refreshes state from PVE. A guest gone drops out of state; one on
+// an unreachable node keeps its state.
+func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state M
+	diags := &resp.Diagnostics
+	diags.Append(req.State.Get(ctx, &state)...)
+	if diags.HasError() {
+		return
+	}
+	attrs := d.Hooks.Attributes(&state)
+	vmid := attrs.vmid()
+	live, found := d.API.Read(ctx, attrs.Node.ValueString(), vmid, diags)
+	if !found {
+		// An unreachable node keeps the prior state (with a warning).
+		if !diags.HasError() && !live.Unreachable {
+			resp.State.RemoveResource(ctx)
+		}
+		return
+	}
+	if err := d.Hooks.FromAPI(&state, vmid, live.Config, live.Status); err != nil {
+		d.API.UnreadableConfig(diags, live.Node, vmid, err)
+		return
+	}
+	*attrs.Node = types.StringValue(live.Node)
+	d.Hooks.NoteRead(ctx, live, &state, resp.Private, diags)
+	pool, ok := d.API.ReadPool(ctx, vmid, *attrs.Pool, diags)
+	if !ok {
+		return
+	}
+	*attrs.Pool = pool
+	diags.Append(resp.State.Set(ctx, state)...)
+	if d.Hooks.Attributes(&state).inherits() {
+		MaskCloneState(&resp.State, req.State.Raw, diags)
+	}
+}
+
+// Update takes the guest from state to plan: its node, its config, its
+// pool, then its power state.
+func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state M
+	diags := &resp.Diagnostics
+	diags.Append(req.Plan.Get(ctx, &plan)...)
+	diags.Append(req.State.Get(ctx, &state)...)
+	if diags.HasError() {
+		return
+	}
+	planned, prior := d.Hooks.Attributes(&plan), d.Hooks.Attributes(&state)
+	ctx, cancel, ok := bound(ctx, planned.Timeouts.Update, DefaultUpdateTimeout, diags)
+	if !ok {
+		return
+	}
+	defer cancel()
+
+	vmid := prior.vmid()
+	node := prior.Node.ValueString()
+	// One guest's changes never interleave with the provider's other work
+	// on it, such as a clone of it.
+	unlock, ok := d.API.HoldGuest(ctx, vmid, diags)
+	if !ok {
+		return
+	}
+	defer unlock()
+	// Until the update is done, state is what it was: a step that fails
+	// leaves the rest to the next plan.
+	diags.Append(resp.State.Set(ctx, state)...)
+
+	if target := planned.Node.ValueString(); target != node {
+		if !d.API.Migrate(ctx, node, vmid, target, diags) {
+			return
+		}
+		node = target
+		// Record the move at once: a later step may fail.
+		diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
+	}
+
+	change, ok := d.Hooks.ApplyUpdate(ctx, req.Config, node, vmid, &state, &plan, diags)
+	if !ok {
+		return
+	}
+	if !planned.Pool.Equal(*prior.Pool) && !d.API.ChangePool(ctx, vmid, *prior.Pool, *planned.Pool, diags) {
+		return
+	}
+	power := PowerPlan{Started: planned.Started.ValueBool(), ConfigWritten: change.Written, RebootAfterUpdate: planned.RebootAfterUpdate.ValueBool()}
+	if !d.API.SettlePower(ctx, node, vmid, power, diags) {
+		return
+	}
+	if !d.Hooks.FinishUpdate(ctx, node, vmid, &plan, change, diags) {
+		return
+	}
+	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, &plan, &state, diags)
+}
+
+// Delete destroys the guest unless it is protected.
+func (d Driver[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state M
+	diags := &resp.Diagnostics
+	diags.Append(req.State.Get(ctx, &state)...)
+	if diags.HasError() {
+		return
+	}
+	attrs := d.Hooks.Attributes(&state)
+	ctx, cancel, ok := bound(ctx, attrs.Timeouts.Delete, DefaultDeleteTimeout, diags)
+	if !ok {
+		return
+	}
+	defer cancel()
+
+	d.API.Delete(ctx, attrs.Node.ValueString(), attrs.vmid(), attrs.Protection.ValueBool(), diags)
+	d.Hooks.AfterDelete(ctx, &state, diags)
+}
+
+// bound ends ctx at an operation's timeout: the configured one, else
+// fallback.
+func bound(ctx context.Context, timeout func(context.Context, time.Duration) (time.Duration, diag.Diagnostics), fallback time.Duration, diags *diag.Diagnostics) (context.Context, context.CancelFunc, bool) {
+	limit, limitDiags := timeout(ctx, fallback)
+	diags.Append(limitDiags...)
+	if diags.HasError() {
+		return ctx, func() {}, false
+	}
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	return ctx, cancel, true
+}
+
+// ReadBack reads the guest after a write into m, so state holds what PVE
+// keeps rather than what was sent. Pool and node stay as planned: both
+// were just written.
+func (d Driver[M]) ReadBack(ctx context.Context, node string, vmid int, m *M, diags *diag.Diagnostics) bool {
+	live, ok := d.API.ReadBack(ctx, node, vmid, diags)
+	if !ok {
+		return false
+	}
+	if err := d.Hooks.FromAPI(m, vmid, live.Config, live.Status); err != nil {
+		d.API.UnreadableConfig(diags, node, vmid, err)
+		return false
+	}
+	*d.Hooks.Attributes(m).Node = types.StringValue(node)
+	return true
+}
+
+// SaveReadBack ends a create or an update: m read back from PVE becomes
+// state. A guest that inherits from a clone source or an archive keeps in
+// state only what declared (the plan) declares of the inherited values.
+func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, declared tftypes.Value, node string, vmid int, m, prior *M, diags *diag.Diagnostics) {
+	if !d.ReadBack(ctx, node, vmid, m, diags) {
+		return
+	}
+	d.Hooks.AfterReadBack(ctx, node, vmid, m, prior, diags)
+	diags.Append(state.Set(ctx, m)...)
+	if d.Hooks.Attributes(m).inherits() {
+		MaskCloneState(state, declared, diags)
+	}
+}
