@@ -40,6 +40,10 @@ type CreateRequest struct {
 	// Send, when set, replaces the create request (a clone sends POST
 	// .../clone instead); Form is then unused.
 	Send func(ctx context.Context, vmid int) (string, error)
+	// Marker is the marker line Send writes into the guest's description
+	// (a restore's), for finding a half-made guest of an interrupted apply
+	// as with plain creates; empty when Send writes none.
+	Marker string
 	// Lock is the lock a guest carries while this request's task runs:
 	// "create" when empty. A guest found with it after a lost answer is
 	// ours (W10, W11).
@@ -68,11 +72,13 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	noun, summary := a.Kind.Noun, "Unable To Create "+a.Kind.Title
 	configured := req.VMID != 0
 	vmid := req.VMID
+	marker := req.Marker
 	if req.Send == nil {
 		req.Form = a.withCreateMarker(req.Form, req.Name)
+		marker = CreateMarker(a.Kind, req.Name)
 	}
-	if !configured && req.Send == nil {
-		halfMade, found, err := a.findHalfMade(ctx, req)
+	if !configured && marker != "" {
+		halfMade, found, err := a.findHalfMade(ctx, req, marker)
 		if err != nil {
 			fwutil.AddAPIError(diags, "Unable To Look For A Half-Made "+a.Kind.Title, err)
 			return Created{}, false

@@ -63,11 +63,13 @@ func (a API) claim(vmid int) bool {
 
 // findHalfMade looks for a guest an earlier, interrupted apply left
 // half-made for this request: on req.Node, of this kind, named req.Name
-// (or nameless while locked for creation, W11) and carrying the create
-// marker of that name. It costs one GET /cluster/resources and a config
-// read per candidate. Without a planned name nothing tells our guest apart
-// from another one being created, so nothing is looked for.
-func (a API) findHalfMade(ctx context.Context, req CreateRequest) (int, bool, error) {
+// (or nameless while locked for creation, W11) and carrying marker. A
+// candidate still locked for creation without the marker may be a restore
+// whose task writes the final config only at its end: it is waited for,
+// then read again. It costs one GET /cluster/resources and a config read
+// per candidate. Without a planned name nothing tells our guest apart from
+// another one being created, so nothing is looked for.
+func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker string) (int, bool, error) {
 	if req.Name == "" {
 		return 0, false, nil
 	}
@@ -75,7 +77,6 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest) (int, bool, er
 	if err != nil {
 		return 0, false, err
 	}
-	marker := CreateMarker(a.Kind, req.Name)
 	var candidates []int
 	for _, g := range guests {
 		if !g.IsGuest() || g.Type != a.Kind.Type || g.Node != req.Node || bool(g.Template) {
@@ -95,6 +96,16 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest) (int, bool, er
 		}
 		if err != nil {
 			return 0, false, err
+		}
+		if config.Lock() == "create" && !HasCloneMarker(config, marker) {
+			if _, err := a.Client.WaitUnlocked(ctx, req.Node, a.Kind.Type, vmid); err != nil && !pveapi.IsNotFound(err) {
+				return 0, false, err
+			}
+			if config, err = a.Config(ctx, req.Node, vmid); pveapi.IsNotFound(err) {
+				continue // its task failed and PVE removed it
+			} else if err != nil {
+				return 0, false, err
+			}
 		}
 		if !HasCloneMarker(config, marker) {
 			continue

@@ -160,7 +160,9 @@ func (a API) Restore(ctx context.Context, req RestoreRequest, diags *diag.Diagno
 	return a.Create(ctx, CreateRequest{
 		Node:     req.Node,
 		VMID:     req.VMID,
+		Name:     req.Name,
 		AdoptOwn: true,
+		Marker:   marker,
 		Send: func(ctx context.Context, vmid int) (string, error) {
 			if a.isLXC() {
 				return a.Client.CreateLXC(ctx, req.Node, vmid, form)

@@ -3,6 +3,7 @@ package lxc_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
 // ctArchive is the container archive the simulator seeds on every node:
@@ -334,6 +336,58 @@ resource "pve_container_template" "test" {
 				}
 				if c["template"] != "1" || !strings.Contains(c["rootfs"], fmt.Sprintf("base-%d-disk-", vmid)) || c["hostname"] != "cache-130" {
 					return fmt.Errorf("template = %q rootfs = %q hostname = %q", c["template"], c["rootfs"], c["hostname"])
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// W11, W13: an apply killed while PVE restored a container onto an id it
+// had allocated leaves a container with the planned hostname and the
+// restore marker that no state records. The next apply, with no vmid
+// configured, takes it up (marker removed) instead of restoring again.
+func TestAccContainerRestoreAdoptsHalfMadeW13(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	ctx := context.Background()
+	const halfMade = 270
+	marker := guestops.RestoreMarker(guestops.Container, ctArchive)
+	upid, err := tg.Client.CreateLXC(ctx, "pve1", halfMade, url.Values{
+		"restore":     {"1"},
+		"ostemplate":  {ctArchive},
+		"storage":     {"local-lvm"},
+		"hostname":    {"killed-restore"},
+		"description": {guestops.WithCloneMarker("", marker)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Client.WaitTask(ctx, upid); err != nil {
+		t.Fatal(err)
+	}
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: ctConfig(tg, fmt.Sprintf(`
+  node     = "pve1"
+  hostname = "killed-restore"
+  restore  = { archive = %q, storage = "local-lvm" }
+`, ctArchive)),
+			Check: func(s *terraform.State) error {
+				got := s.RootModule().Resources[ctAddr].Primary.Attributes["vmid"]
+				if got != strconv.Itoa(halfMade) {
+					return fmt.Errorf("VMID %s: want the half-made container %d taken up", got, halfMade)
+				}
+				if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
+					return fmt.Errorf("%d restore requests: want only the planted one", n)
+				}
+				config, err := tg.Client.LXCConfig(ctx, "pve1", halfMade)
+				if err != nil {
+					return err
+				}
+				if strings.Contains(config["description"], "not finished") {
+					return fmt.Errorf("marker left in the description: %q", config["description"])
 				}
 				return nil
 			},

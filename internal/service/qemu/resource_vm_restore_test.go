@@ -3,6 +3,7 @@ package qemu_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -266,6 +268,53 @@ func TestAccVMTemplateFromRestoreW17(t *testing.T) {
 				}
 				return nil
 			},
+		}},
+	})
+}
+
+// W11, W13: an apply killed while PVE restored a VM onto an id it had
+// allocated leaves a VM with the planned name and the restore marker that
+// no state records. The next apply, with no vmid configured, takes it up
+// (reconfigured to the plan, marker removed) instead of restoring again.
+func TestAccVMRestoreAdoptsHalfMadeVMW13(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	ctx := context.Background()
+	const halfMade = 170
+	marker := guestops.RestoreMarker(guestops.VM, vmArchive)
+	upid, err := tg.Client.CreateQemu(ctx, "pve1", halfMade, url.Values{
+		"archive":     {vmArchive},
+		"name":        {"killed-restore"},
+		"description": {guestops.WithCloneMarker("web server, backed up nightly", marker)},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Client.WaitTask(ctx, upid); err != nil {
+		t.Fatal(err)
+	}
+	vm := newVMRef(tg)
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config: vmConfig(tg, fmt.Sprintf(`
+  node    = "pve1"
+  name    = "killed-restore"
+  restore = { archive = %q }
+  cpu     = { cores = 3 }
+`, vmArchive)),
+			Check: resource.ComposeAggregateTestCheckFunc(
+				archiveKept(vm, "3"),
+				func(*terraform.State) error {
+					if vm.vmid != halfMade {
+						return fmt.Errorf("VMID %d: want the half-made VM %d taken up", vm.vmid, halfMade)
+					}
+					if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
+						return fmt.Errorf("%d restore requests: want only the planted one", n)
+					}
+					return nil
+				},
+			),
 		}},
 	})
 }
