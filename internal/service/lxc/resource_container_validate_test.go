@@ -64,6 +64,9 @@ func TestAccContainer_badInputAtPlan(t *testing.T) {
 		{`console = { ttys = 7 }`, []string{"ttys value must be between 0 and 6"}},
 		{`password_wo = "abc"`, []string{"password_wo string length must be at least 5"}},
 		{`ssh_public_keys = ["not a key"]`, []string{"must be one SSH public key"}},
+		{`clone = { source_vmid = 99 }`, []string{"source_vmid value must be between 100 and 999999999"}},
+		{`clone = { source_vmid = 9000, source_node = "pve_1" }`, []string{"must be a node name"}},
+		{`clone = { source_vmid = 9000, storage = "1bad" }`, []string{"must be a storage id"}},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))
 	for _, c := range cases {

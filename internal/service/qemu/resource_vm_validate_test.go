@@ -253,6 +253,20 @@ func TestVMSchemaRejectsBadInput(t *testing.T) {
 		{"network.mtu", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"mtu": 0}} }, "network.net0.mtu", "between 1 and 65520"},
 		{"network.rate", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"rate": -1}} }, "network.net0.rate", "at least 0"},
 		{"network.queues", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"queues": 65}} }, "network.net0.queues", "between 0 and 64"},
+		{"clone.source_vmid", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 99} }, "clone.source_vmid", "between 100 and 999999999"},
+		{"clone.source_node", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "source_node": "pve_1"} }, "clone.source_node", "must be a node name"},
+		{"clone.storage", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "storage": "1bad"} }, "clone.storage", "must be a storage id"},
+		{"restore.archive", func(c map[string]any) { c["restore"] = map[string]any{"archive": "local:iso/debian.iso"} }, "restore.archive", "is not a vzdump backup archive"},
+		{"restore.archive of a container", func(c map[string]any) {
+			c["restore"] = map[string]any{"archive": "local:backup/vzdump-lxc-130-2026_11_01-00_00_00.tar.zst"}
+		}, "restore.archive", "restores only qemu archives"},
+		{"restore.storage", func(c map[string]any) {
+			c["restore"] = map[string]any{"archive": "local:backup/vzdump-qemu-120-2026_11_01-00_00_00.vma.zst", "storage": "1bad"}
+		}, "restore.storage", "must be a storage id"},
+		{"restore with clone", func(c map[string]any) {
+			c["clone"] = map[string]any{"source_vmid": 9000}
+			c["restore"] = map[string]any{"archive": "local:backup/vzdump-qemu-120-2026_11_01-00_00_00.vma.zst"}
+		}, "restore", "Invalid Attribute Combination"},
 	}
 	for _, c := range cases {
 		config := baseConfig()
