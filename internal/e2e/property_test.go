@@ -303,6 +303,19 @@ func TestProperty_noVolumeLostW22W23W24(t *testing.T) {
 	seed := seedFromEnv(t, 42)
 	rng := rand.New(rand.NewPCG(uint64(seed), 0))
 	e := newEnv(t, envOptions{sim: pvesim.Options{Seed: seed}})
+	// The walk keeps every detached volume (W24) and only grows disks
+	// (W22), so over thousands of steps it needs more room than the seeded
+	// storages have. The thin and file storages it uses would over-commit
+	// on PVE; here they get room for the whole walk, which is about volume
+	// identities, not capacity.
+	if err := e.sim.Update(func(c *pvesim.Cluster) error {
+		for _, st := range c.Storages {
+			st.Capacity *= 64
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 
 	names := []string{"walkct1", "walkct2", "walkvm1", "walkvm2"}
 	guests := map[string]*walkGuest{
