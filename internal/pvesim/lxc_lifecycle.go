@@ -201,6 +201,9 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 		if err != nil {
 			return abort(err)
 		}
+		if err := checkTargetSpace(cl, node, local, target); err != nil {
+			return abort(err)
+		}
 		t.Log("starting migration of CT %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
 		if running {
 			t.Log("shutdown CT %d", vmid)

@@ -224,6 +224,11 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			t.Log("ERROR: migration aborted (duration 00:00:00): Problem found while scanning volumes - can't migrate VM - check log")
 			return errorf("migration aborted")
 		}
+		if err := checkTargetSpace(cl, node, local, target); err != nil {
+			cl.UnlockGuest(vmid, "migrate")
+			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return errorf("migration aborted")
+		}
 		moveVolumes(cl, g, local, target, t)
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
@@ -334,6 +339,32 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 		}
 	}
 	return local, problems
+}
+
+// checkTargetSpace refuses a migration whose local volumes do not fit on
+// the target node's instances of their storages, before anything is
+// copied: storage_migrate would fail part-way. Stricter than PVE, whose
+// thin storages over-commit, like every allocation in the simulator.
+func checkTargetSpace(cl *Cluster, source string, volids []string, target string) error {
+	need := map[string]int64{}
+	for _, volid := range volids {
+		if v := cl.Volume(source, volid); v != nil {
+			need[v.Storage] += v.Size
+		}
+	}
+	ids := make([]string, 0, len(need))
+	for id := range need {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		st := cl.Storage(id)
+		if free := st.Capacity - cl.used(st, target); need[id] > free {
+			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
+				id, target, need[id], free)
+		}
+	}
+	return nil
 }
 
 // moveVolumes is storage_migrate for each local volume: the volume moves

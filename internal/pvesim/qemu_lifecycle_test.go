@@ -314,3 +314,28 @@ func TestGuestTestHelpers(t *testing.T) {
 		t.Error("deleted guest still in pool")
 	}
 }
+
+// A migration whose local volumes do not fit on the target's instance of
+// their storage fails its task before anything is copied: the VM, its
+// volumes and its config stay on the source, unlocked.
+func TestMigrateTargetFull(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:4")
+	if err := e.sim.Update(func(c *Cluster) error {
+		return c.AddVolume(&Volume{VolID: "local-lvm:vm-999-disk-0", Storage: "local-lvm", Node: "pve2",
+			Content: "images", Format: "raw", Size: 498 << 30, Owner: 999})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.taskFails(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve2")), "migration aborted")
+	cfg := e.vmConfig(t, "pve1", "100")
+	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,size=4G" || cfg["lock"] != "" {
+		t.Errorf("config after a failed migration = %v", cfg)
+	}
+	for _, v := range e.sim.VolumesOf(100) {
+		if v.Node != "pve1" {
+			t.Errorf("volume %s moved to %s", v.VolID, v.Node)
+		}
+	}
+}
