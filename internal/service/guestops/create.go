@@ -134,7 +134,8 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 			}
 			if configured {
 				fwutil.AddAttributeAPIError(diags, path.Root("vmid"), "VMID Already In Use", fmt.Errorf(
-					"%w\n\nVMID %d is taken by another guest. Choose another vmid, or leave vmid out to have one allocated", err, vmid))
+					"%w\n\nVMID %d is taken by another guest, one this resource does not manage (when it replaced this resource's own guest, the refresh said so in a warning). "+
+						"Choose another vmid, leave vmid out to have one allocated, or import VMID %d to manage that guest", err, vmid, vmid))
 				return Created{}, false
 			}
 			// Another creator took the id between allocation and create

@@ -164,11 +164,12 @@ func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !d.start(ctx, node, vmid, &plan, diags) || !d.API.RemoveCloneMarker(ctx, node, vmid, diags) {
 		return
 	}
-	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, &plan, nil, diags)
+	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, nil, diags)
 }
 
-// Read refreshes state from PVE. A guest gone drops out of state; one on
-// an unreachable node keeps its state.
+// Read refreshes state from PVE. A guest gone drops out of state, and so
+// does one replaced by another guest at its VMID (IsStranger); one on an
+// unreachable node keeps its state.
 func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state M
 	diags := &resp.Diagnostics
@@ -186,12 +187,17 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		}
 		return
 	}
+	if d.API.IsStranger(ctx, req.Private, vmid, live, diags) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	if err := d.Hooks.FromAPI(&state, vmid, live.Config, live.Status); err != nil {
 		d.API.UnreadableConfig(diags, live.Node, vmid, err)
 		return
 	}
 	*attrs.Node = types.StringValue(live.Node)
 	d.Hooks.NoteRead(ctx, live, &state, resp.Private, diags)
+	d.API.RecordIdentity(ctx, resp.Private, live.Config, diags)
 	pool, ok := d.API.ReadPool(ctx, vmid, *attrs.Pool, diags)
 	if !ok {
 		return
@@ -256,7 +262,7 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if !d.Hooks.FinishUpdate(ctx, node, vmid, &plan, change, diags) {
 		return
 	}
-	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, &plan, &state, diags)
+	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, &state, diags)
 }
 
 // Delete destroys the guest unless it is protected.
@@ -293,26 +299,29 @@ func bound(ctx context.Context, timeout func(context.Context, time.Duration) (ti
 // ReadBack reads the guest after a write into m, so state holds what PVE
 // keeps rather than what was sent. Pool and node stay as planned: both
 // were just written.
-func (d Driver[M]) ReadBack(ctx context.Context, node string, vmid int, m *M, diags *diag.Diagnostics) bool {
+func (d Driver[M]) ReadBack(ctx context.Context, node string, vmid int, m *M, diags *diag.Diagnostics) (Live, bool) {
 	live, ok := d.API.ReadBack(ctx, node, vmid, diags)
 	if !ok {
-		return false
+		return live, false
 	}
 	if err := d.Hooks.FromAPI(m, vmid, live.Config, live.Status); err != nil {
 		d.API.UnreadableConfig(diags, node, vmid, err)
-		return false
+		return live, false
 	}
 	*d.Hooks.Attributes(m).Node = types.StringValue(node)
-	return true
+	return live, true
 }
 
 // SaveReadBack ends a create or an update: m read back from PVE becomes
-// state. A guest that inherits from a clone source or an archive keeps in
-// state only what declared (the plan) declares of the inherited values.
-func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, declared tftypes.Value, node string, vmid int, m, prior *M, diags *diag.Diagnostics) {
-	if !d.ReadBack(ctx, node, vmid, m, diags) {
+// state, and the guest's identity is recorded in private. A guest that
+// inherits from a clone source or an archive keeps in state only what
+// declared (the plan) declares of the inherited values.
+func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, private PrivateSetter, declared tftypes.Value, node string, vmid int, m, prior *M, diags *diag.Diagnostics) {
+	live, ok := d.ReadBack(ctx, node, vmid, m, diags)
+	if !ok {
 		return
 	}
+	d.API.RecordIdentity(ctx, private, live.Config, diags)
 	d.Hooks.AfterReadBack(ctx, node, vmid, m, prior, diags)
 	diags.Append(state.Set(ctx, m)...)
 	if d.Hooks.Attributes(m).inherits() {

@@ -64,7 +64,7 @@ func (d Driver[M]) createClone(ctx context.Context, req resource.CreateRequest, 
 	}
 	node := cloned.Node
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
-	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, plan, nil, diags)
+	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, plan, nil, diags)
 }
 
 // finishClone takes a clone PVE accepted to the end: wait for it, move it
@@ -129,7 +129,7 @@ func (d Driver[M]) createRestore(ctx context.Context, req resource.CreateRequest
 	if !d.start(ctx, node, vmid, plan, diags) || !d.API.RemoveCloneMarker(ctx, node, vmid, diags) {
 		return
 	}
-	d.SaveReadBack(ctx, &resp.State, req.Plan.Raw, node, vmid, plan, nil, diags)
+	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, plan, nil, diags)
 }
 
 // start starts a new guest when plan wants it running.
