@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -72,13 +73,23 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	noun, summary := a.Kind.Noun, "Unable To Create "+a.Kind.Title
 	configured := req.VMID != 0
 	vmid := req.VMID
-	marker := req.Marker
+	marker, hash := req.Marker, ""
 	if req.Send == nil {
-		req.Form = a.withCreateMarker(req.Form, req.Name)
-		marker = CreateMarker(a.Kind, req.Name)
+		until := time.Now().Add(DefaultCreateTimeout)
+		if deadline, ok := ctx.Deadline(); ok {
+			until = deadline
+		}
+		hash = formHash(req.Form)
+		marker = a.createMarker(req.Name, req.Form, until)
+		form := make(url.Values, len(req.Form)+1)
+		for k, v := range req.Form {
+			form[k] = v
+		}
+		form.Set(KeyDescription, WithCloneMarker(req.Form.Get(KeyDescription), marker))
+		req.Form = form
 	}
-	if !configured && marker != "" {
-		halfMade, found, err := a.findHalfMade(ctx, req, marker)
+	if !configured && marker != "" && (req.Send == nil || req.Name != "") {
+		halfMade, found, err := a.findHalfMade(ctx, req, marker, hash, diags)
 		if err != nil {
 			fwutil.AddAPIError(diags, "Unable To Look For A Half-Made "+a.Kind.Title, err)
 			return Created{}, false
@@ -126,6 +137,9 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 			// Nothing was made: the request never took effect.
 			answerLost = true
 		case pveapi.IsAlreadyExists(err):
+			if configured && req.Send == nil && a.adoptConfigured(ctx, req, vmid, marker, hash) {
+				return Created{VMID: vmid, Adopted: true}, true
+			}
 			if configured && req.AdoptOwn {
 				if adopted, _, inspectErr := a.inspectCreate(ctx, req, vmid); inspectErr == nil && adopted {
 					a.claim(vmid)
@@ -158,6 +172,18 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	diags.AddError(summary, fmt.Sprintf(
 		"Gave up after %d attempts: every VMID tried was taken by another creator first. Run apply again.", maxCreateAttempts))
 	return Created{}, false
+}
+
+// adoptConfigured takes up the guest at a configured VMID when it is a
+// half-made one of this configuration whose creator is gone (a create that
+// outlived its timeout, an apply killed mid-create).
+func (a API) adoptConfigured(ctx context.Context, req CreateRequest, vmid int, marker, hash string) bool {
+	config, err := a.Config(ctx, req.Node, vmid)
+	if err != nil {
+		return false
+	}
+	ours, _, _ := a.halfMadeOf(req, vmid, config, hash)
+	return ours && a.takeOver(ctx, req.Node, vmid, config, marker)
 }
 
 // inspectCreate looks at a VMID after a create whose answer was lost (W13).
@@ -209,6 +235,41 @@ func (a API) AwaitCreate(ctx context.Context, node string, created Created, diag
 		return false
 	}
 	return true
+}
+
+// AwaitNew waits for a new guest's create or restore task, as AwaitCreate.
+// A task that outlives the create timeout leaves a guest that will be
+// complete and healthy: Terraform would taint it and the next apply
+// destroy it. So it is taken out of the state instead, and the error says
+// how the next apply takes it up by its marker (recognisable: a later
+// apply can find it) or how to import it.
+func (a API) AwaitNew(ctx context.Context, state *tfsdk.State, node string, created Created, recognisable bool, diags *diag.Diagnostics) bool {
+	var waited diag.Diagnostics
+	if a.AwaitCreate(ctx, node, created, &waited) {
+		diags.Append(waited...)
+		return true
+	}
+	if ctx.Err() == nil {
+		diags.Append(waited...)
+		return false
+	}
+	state.RemoveResource(ctx)
+	task := "its create task"
+	if created.UPID != "" {
+		task = "task " + created.UPID
+	}
+	next := fmt.Sprintf("Once the task has ended, the next apply finds the %s by the marker line in its description, "+
+		"finishes it (configuration, start) and records it; nothing is created twice.", a.Kind.Noun)
+	if !recognisable {
+		next = fmt.Sprintf("Nothing planned (no name, no vmid) lets a later apply recognise it: once the task has ended, "+
+			"import it (terraform import ADDRESS %s/%d) or delete it in PVE.", node, created.VMID)
+	}
+	diags.AddError(a.Kind.Title+" Still Being Created At Timeout", fmt.Sprintf(
+		"%s %d on node %s was still being created by PVE (%s) when the create timeout ran out. "+
+			"It is not recorded in the Terraform state, so Terraform does not destroy it when its task finishes. %s "+
+			"Raise timeouts.create when creates take this long.",
+		capitalize(a.Kind.Noun), created.VMID, node, task, next))
+	return false
 }
 
 // SaveIdentity records id, vmid and node in state. A create calls it as

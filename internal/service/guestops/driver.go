@@ -152,7 +152,7 @@ func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	vmid := created.VMID
-	if !SaveIdentity(ctx, &resp.State, vmid, node, diags) || !d.API.AwaitCreate(ctx, node, created, diags) {
+	if !SaveIdentity(ctx, &resp.State, vmid, node, diags) || !d.API.AwaitNew(ctx, &resp.State, node, created, true, diags) {
 		return
 	}
 	if created.Adopted && !d.Hooks.ReconfigureAdopted(ctx, node, vmid, &plan, diags) {

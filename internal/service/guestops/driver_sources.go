@@ -116,7 +116,7 @@ func (d Driver[M]) createRestore(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	diags.Append(resp.State.SetAttribute(ctx, path.Root("restore"), attrs.Restore)...)
-	if !d.API.AwaitCreate(ctx, node, created, diags) {
+	if !d.API.AwaitNew(ctx, &resp.State, node, created, attrs.vmid() != 0 || attrs.Name.ValueString() != "", diags) {
 		return
 	}
 	marker := RestoreMarker(d.API.Kind, attrs.Restore.Archive.ValueString())

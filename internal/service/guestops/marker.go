@@ -2,11 +2,20 @@ package guestops
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/url"
+	"os"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
@@ -34,15 +43,107 @@ func isMarkerLine(line string) bool {
 		strings.HasPrefix(line, createMarkerPrefix) && strings.HasSuffix(line, markerSuffix)
 }
 
-// withCreateMarker is form with the create marker of name appended to its
-// description; form itself is left alone.
-func (a API) withCreateMarker(form url.Values, name string) url.Values {
-	out := make(url.Values, len(form)+1)
-	for k, v := range form {
-		out[k] = v
+// A plain create's marker tells more than the guest it is for: who is
+// creating it and until when, and what was asked for.
+//
+//	terraform-provider-pve: creating qemu web-1 (by HOST pid PID run NONCE until 2026-12-01T20:15:00Z, config HASH), not finished
+//
+// A concurrent apply of the same configuration (another workspace, another
+// machine) must never take up a guest its creator is still working on, so
+// a half-made guest is a candidate only once its creator is gone: its lease
+// (the creator's start plus its create timeout, after which the creator
+// gives up) has ended, or its creator ran on this host and its process no
+// longer exists. HASH is a digest of the planned create request without the
+// marker: it is what recognises a guest planned with neither a name nor a
+// VMID. Markers of the earlier form (no owner) are recognised as before.
+
+// markerOwner is the process that wrote a marker and how long it may work.
+type markerOwner struct {
+	Host  string
+	PID   int
+	Run   string
+	Until time.Time
+}
+
+// self is this process, as its markers name it.
+var self = func() markerOwner {
+	host, err := os.Hostname()
+	if err != nil || host == "" || strings.ContainsAny(host, " (),") {
+		host = "unknown"
 	}
-	out.Set(KeyDescription, WithCloneMarker(form.Get(KeyDescription), CreateMarker(a.Kind, name)))
-	return out
+	nonce := make([]byte, 6)
+	_, _ = rand.Read(nonce)
+	return markerOwner{Host: host, PID: os.Getpid(), Run: hex.EncodeToString(nonce)}
+}()
+
+// gone reports whether the owner no longer works on its guest at now.
+func (o markerOwner) gone(now time.Time) bool {
+	switch {
+	case o.Run == self.Run:
+		return false
+	case !o.Until.IsZero() && now.After(o.Until):
+		return true
+	}
+	return o.Host == self.Host && o.PID != self.PID && !processAlive(o.PID)
+}
+
+// createMarker is the marker line of a plain create of a guest named name
+// (empty: none planned), written by this process until until, for form.
+func (a API) createMarker(name string, form url.Values, until time.Time) string {
+	base := strings.TrimSuffix(CreateMarker(a.Kind, name), markerSuffix)
+	return fmt.Sprintf("%s (by %s pid %d run %s until %s, config %s)%s",
+		base, self.Host, self.PID, self.Run, until.UTC().Format(time.RFC3339), formHash(form), markerSuffix)
+}
+
+// formHash digests a create request: same request, same hash.
+func formHash(form url.Values) string {
+	keys := make([]string, 0, len(form))
+	for k := range form {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		for _, v := range form[k] {
+			fmt.Fprintf(h, "%s=%s\n", k, v)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// ownerPattern is the owner part of a create marker.
+var ownerPattern = regexp.MustCompile(`^(.*) \(by (\S+) pid (\d+) run (\S+) until (\S+), config ([0-9a-f]+)\)$`)
+
+// parsedMarker is a create marker line taken apart.
+type parsedMarker struct {
+	// Base is the marker without owner and suffix: its kind and name.
+	Base  string
+	Owner *markerOwner // nil for the earlier form
+	Hash  string
+}
+
+func parseCreateMarker(line string) (parsedMarker, bool) {
+	if !strings.HasPrefix(line, createMarkerPrefix) || !strings.HasSuffix(line, markerSuffix) {
+		return parsedMarker{}, false
+	}
+	body := strings.TrimSuffix(line, markerSuffix)
+	m := ownerPattern.FindStringSubmatch(body)
+	if m == nil {
+		return parsedMarker{Base: body}, true
+	}
+	pid, _ := strconv.Atoi(m[3])
+	until, _ := time.Parse(time.RFC3339, m[5])
+	return parsedMarker{Base: m[1], Owner: &markerOwner{Host: m[2], PID: pid, Run: m[4], Until: until}, Hash: m[6]}, true
+}
+
+// MarkerLine is the create marker line config carries, or fallback.
+func MarkerLine(config pveapi.GuestConfig, fallback string) string {
+	for _, line := range strings.Split(config[KeyDescription], "\n") {
+		if _, ok := parseCreateMarker(line); ok {
+			return line
+		}
+	}
+	return fallback
 }
 
 // claimKey is a guest one client created or adopted.
@@ -61,32 +162,94 @@ func (a API) claim(vmid int) bool {
 	return !taken
 }
 
-// findHalfMade looks for a guest an earlier, interrupted apply left
-// half-made for this request: on req.Node, of this kind, named req.Name
-// (or nameless while locked for creation, W11) and carrying marker. A
-// candidate still locked for creation without the marker may be a restore
-// whose task writes the final config only at its end: it is waited for,
-// then read again. It costs one GET /cluster/resources and a config read
-// per candidate. Without a planned name nothing tells our guest apart from
-// another one being created, so nothing is looked for.
-func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker string) (int, bool, error) {
-	if req.Name == "" {
-		return 0, false, nil
+// halfMadeOf tells whether config is a guest an earlier apply left
+// half-made for req, whose creator is gone: it carries a create marker for
+// req's name (and, without a name, req's hash) and names no other guest.
+// busy is set for a matching guest whose creator may still be at work.
+func (a API) halfMadeOf(req CreateRequest, vmid int, config pveapi.GuestConfig, hash string) (ours, busy bool, owner *markerOwner) {
+	if name, named := config[a.nameKey()]; named && name != req.Name && (req.Name != "" || name != defaultName(a.Kind, vmid)) {
+		return false, false, nil
 	}
+	if req.Send != nil {
+		// A restore's marker has no owner: it is the archive's alone.
+		return HasCloneMarker(config, req.Marker), false, nil
+	}
+	base := strings.TrimSuffix(CreateMarker(a.Kind, req.Name), markerSuffix)
+	for _, line := range strings.Split(config[KeyDescription], "\n") {
+		m, ok := parseCreateMarker(line)
+		if !ok || m.Base != base || req.Name == "" && m.Hash != hash {
+			continue
+		}
+		if m.Owner != nil && !m.Owner.gone(time.Now()) {
+			return false, true, m.Owner
+		}
+		return true, false, m.Owner
+	}
+	return false, false, nil
+}
+
+// defaultName is the name PVE gives a guest created without one: a
+// container's hostname (pve-container API2/LXC.pm create_vm); a VM keeps
+// none in its config.
+func defaultName(kind Kind, vmid int) string {
+	if kind.Type == pveapi.GuestTypeLXC {
+		return "CT" + strconv.Itoa(vmid)
+	}
+	return ""
+}
+
+// listedName is the name /cluster/resources lists for a finished guest
+// without one (pve-manager's cluster resources: "VM VMID", "CTVMID").
+func listedName(kind Kind, vmid int) string {
+	if kind.Type == pveapi.GuestTypeLXC {
+		return "CT" + strconv.Itoa(vmid)
+	}
+	return "VM " + strconv.Itoa(vmid)
+}
+
+// takeOver makes a half-made guest ours: its marker becomes marker, written
+// with the digest of config, so of two later applies reaching for the same
+// guest only the first gets it. false means another one was faster or the
+// guest is busy.
+func (a API) takeOver(ctx context.Context, node string, vmid int, config pveapi.GuestConfig, marker string) bool {
+	description, _ := StripCloneMarker(config[KeyDescription])
+	params := url.Values{KeyDescription: {WithCloneMarker(description, marker)}}
+	if digest := config.Digest(); digest != "" {
+		params.Set("digest", digest)
+	}
+	return a.UpdateConfig(ctx, node, vmid, params) == nil && a.claim(vmid)
+}
+
+// findHalfMade looks for a guest an earlier, interrupted apply left
+// half-made for this request and whose creator is gone: on req.Node, of
+// this kind, carrying a create marker for req.Name (for a nameless request,
+// with the same request hash), and either named req.Name or nameless. A
+// nameless candidate still locked for creation may be such a guest whose
+// create (or restore) task writes the config only at its end: it is waited
+// for only when the running task is one this provider's user started;
+// another user's create on the node is none of our business (W11). It
+// costs one GET /cluster/resources and a config read per candidate. A
+// matching guest whose creator may still be at work (a concurrent apply) is
+// left alone, with a warning.
+func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash string, diags *diag.Diagnostics) (int, bool, error) {
 	guests, err := a.Client.ClusterResources(ctx, "vm")
 	if err != nil {
 		return 0, false, err
 	}
 	var candidates []int
 	for _, g := range guests {
+		vmid := g.VMID.Int()
 		if !g.IsGuest() || g.Type != a.Kind.Type || g.Node != req.Node || bool(g.Template) {
 			continue
 		}
 		name := string(g.Name)
-		if name != req.Name && (name != "" || !g.InProgress()) {
+		if name != req.Name && name != "" && !(req.Name == "" && name == listedName(a.Kind, vmid)) {
 			continue
 		}
-		candidates = append(candidates, g.VMID.Int())
+		if req.Name == "" && a.VMIDRange.Min != 0 && (vmid < a.VMIDRange.Min || vmid > a.VMIDRange.Max) {
+			continue
+		}
+		candidates = append(candidates, vmid)
 	}
 	slices.Sort(candidates)
 	for _, vmid := range candidates {
@@ -97,7 +260,10 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker string)
 		if err != nil {
 			return 0, false, err
 		}
-		if config.Lock() == "create" && !HasCloneMarker(config, marker) {
+		if config.Lock() == "create" && MarkerLine(config, "") == "" {
+			if !a.ownTaskRuns(ctx, req.Node, vmid) {
+				continue
+			}
 			if _, err := a.Client.WaitUnlocked(ctx, req.Node, a.Kind.Type, vmid); err != nil && !pveapi.IsNotFound(err) {
 				return 0, false, err
 			}
@@ -107,17 +273,34 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker string)
 				return 0, false, err
 			}
 		}
-		if !HasCloneMarker(config, marker) {
+		ours, busy, owner := a.halfMadeOf(req, vmid, config, hash)
+		if busy && owner.Run != self.Run {
+			diags.AddWarning("Half-Made "+a.Kind.Title+" Of Another Apply Left Alone", fmt.Sprintf(
+				"%s %d on node %s carries the creation marker of this configuration, but the apply creating it (host %s, process %d) "+
+					"may still be at work until %s: it is left to that apply, and this one creates another %s.",
+				capitalize(a.Kind.Noun), vmid, req.Node, owner.Host, owner.PID, owner.Until.UTC().Format(time.RFC3339), a.Kind.Noun))
 			continue
 		}
-		if name, named := config[a.nameKey()]; named && name != req.Name {
-			continue
-		}
-		if a.claim(vmid) {
+		if ours && a.takeOver(ctx, req.Node, vmid, config, marker) {
 			return vmid, true, nil
 		}
 	}
 	return 0, false, nil
+}
+
+// ownTaskRuns reports whether a task this provider's user started runs on
+// the guest: only then may a guest locked for creation be our own.
+func (a API) ownTaskRuns(ctx context.Context, node string, vmid int) bool {
+	tasks, err := a.Client.ActiveTasks(ctx, node, vmid)
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		if t.User == a.Client.Principal() {
+			return true
+		}
+	}
+	return false
 }
 
 func (a API) nameKey() string {

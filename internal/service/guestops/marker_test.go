@@ -2,7 +2,9 @@ package guestops
 
 import (
 	"net/url"
+	"os"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -42,21 +44,51 @@ func TestCreateMarkerRoundTripW13(t *testing.T) {
 	}
 }
 
-// W13: the create form carries the marker after the configured
-// description, and the caller's form is left alone.
-func TestWithCreateMarkerKeepsForm(t *testing.T) {
+// W13: a create marker names its owner, its lease and the request's hash;
+// it parses back, strips like any marker, and an earlier ownerless marker
+// still parses.
+func TestCreateMarkerOwnerRoundTripW13(t *testing.T) {
 	t.Parallel()
-	form := url.Values{KeyDescription: {"db"}, "name": {"db-1"}}
-	got := API{Kind: VM}.withCreateMarker(form, "db-1")
-	if want := "db\n" + CreateMarker(VM, "db-1"); got.Get(KeyDescription) != want {
-		t.Errorf("description %q, want %q", got.Get(KeyDescription), want)
+	a := API{Kind: VM}
+	form := url.Values{"name": {"db-1"}, "memory": {"1024"}}
+	until := time.Date(2026, 12, 1, 20, 15, 0, 0, time.UTC)
+	line := a.createMarker("db-1", form, until)
+	m, ok := parseCreateMarker(line)
+	if !ok || m.Owner == nil || m.Base != "terraform-provider-pve: creating qemu db-1" || m.Hash != formHash(form) ||
+		!m.Owner.Until.Equal(until) || m.Owner.PID != self.PID || m.Owner.Run != self.Run {
+		t.Fatalf("parse(%q) = %+v, %v", line, m, ok)
 	}
-	if form.Get(KeyDescription) != "db" || got.Get("name") != "db-1" {
-		t.Errorf("form changed or name lost: %v / %v", form, got)
+	if desc, found := StripCloneMarker("db\n" + line); !found || desc != "db" {
+		t.Errorf("strip = %q, %v", desc, found)
 	}
-	bare := API{Kind: Container}.withCreateMarker(url.Values{}, "")
-	if bare.Get(KeyDescription) != CreateMarker(Container, "") {
-		t.Errorf("description %q", bare.Get(KeyDescription))
+	if formHash(url.Values{"memory": {"1024"}, "name": {"db-1"}}) != m.Hash || formHash(url.Values{"memory": {"2048"}}) == m.Hash {
+		t.Error("the hash does not follow the request")
+	}
+	if old, ok := parseCreateMarker(CreateMarker(VM, "db-1")); !ok || old.Owner != nil || old.Base != m.Base {
+		t.Errorf("ownerless marker: %+v, %v", old, ok)
+	}
+}
+
+// W13: a marker's owner is gone once its lease ended, or when it ran on
+// this host and its process is gone; this process is never gone.
+func TestMarkerOwnerGoneW13(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	later := now.Add(time.Hour)
+	for _, c := range []struct {
+		name  string
+		owner markerOwner
+		gone  bool
+	}{
+		{"this process", markerOwner{Host: self.Host, PID: self.PID, Run: self.Run, Until: now.Add(-time.Hour)}, false},
+		{"lease ended", markerOwner{Host: "elsewhere", PID: 1, Run: "x", Until: now.Add(-time.Second)}, true},
+		{"other host, lease running", markerOwner{Host: "elsewhere", PID: 1, Run: "x", Until: later}, false},
+		{"this host, process alive", markerOwner{Host: self.Host, PID: os.Getppid(), Run: "x", Until: later}, false},
+		{"this host, process gone", markerOwner{Host: self.Host, PID: 1 << 30, Run: "x", Until: later}, true},
+	} {
+		if got := c.owner.gone(now); got != c.gone {
+			t.Errorf("%s: gone = %v, want %v", c.name, got, c.gone)
+		}
 	}
 }
 

@@ -85,7 +85,7 @@ func (r *containerResource) ReconfigureAdopted(ctx context.Context, node string,
 		return false
 	}
 	view := *plan
-	marker := guestops.CreateMarker(r.api.Kind, plan.Hostname.ValueString())
+	marker := guestops.MarkerLine(live, guestops.CreateMarker(r.api.Kind, plan.Hostname.ValueString()))
 	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
 	update, err := toUpdate(&view, &view, live)
 	if err != nil {

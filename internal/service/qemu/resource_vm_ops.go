@@ -79,7 +79,7 @@ func (r *vmResource) ReconfigureAdopted(ctx context.Context, node string, vmid i
 		return false
 	}
 	view := *plan
-	marker := guestops.CreateMarker(r.api.Kind, plan.Name.ValueString())
+	marker := guestops.MarkerLine(live, guestops.CreateMarker(r.api.Kind, plan.Name.ValueString()))
 	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
 	update, err := toUpdate(&view, &view, live)
 	if err != nil {
