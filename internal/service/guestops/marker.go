@@ -52,8 +52,8 @@ func isMarkerLine(line string) bool {
 // machine) must never take up a guest its creator is still working on, so
 // a half-made guest is a candidate only once its creator is gone: its lease
 // (the creator's start plus its create timeout, after which the creator
-// gives up) has ended, or its creator ran on this host and its process no
-// longer exists. HASH is a digest of the planned create request without the
+// gives up) has ended, or its creator ran on this host and its terraform
+// process (PID) no longer exists. HASH is a digest of the planned create request without the
 // marker: it is what recognises a guest planned with neither a name nor a
 // VMID. Markers of the earlier form (no owner) are recognised as before.
 
@@ -73,7 +73,10 @@ var self = func() markerOwner {
 	}
 	nonce := make([]byte, 6)
 	_, _ = rand.Read(nonce)
-	return markerOwner{Host: host, PID: os.Getpid(), Run: hex.EncodeToString(nonce)}
+	// The provider runs as a plugin of the terraform process: the apply
+	// lives as long as that process. A plugin outlives a killed terraform
+	// (it is orphaned, not stopped), so its own pid would say nothing.
+	return markerOwner{Host: host, PID: os.Getppid(), Run: hex.EncodeToString(nonce)}
 }()
 
 // gone reports whether the owner no longer works on its guest at now.
