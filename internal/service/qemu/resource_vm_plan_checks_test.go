@@ -1,0 +1,90 @@
+package qemu_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+)
+
+// ciSlotVM is a VM with PVE's cloud-init drive in slot.
+func ciSlotVM(tg *acctest.Target, extra, slot string) string {
+	return vmConfig(tg, `
+  node = "pve1"
+  name = "tfacc-cislot"
+  disks = { scsi0 = { storage = "local-lvm", size = 4 } }
+`+extra+`
+  cloud_init = {
+    storage = "local-lvm"
+    user    = "debian"
+    slot    = "`+slot+`"
+  }
+`)
+}
+
+// Moving the cloud-init drive of a running VM: PVE keeps the old drive
+// until the VM stops and refuses a second one meanwhile.
+func TestAccVM_cloudInitSlotMoveRunning(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: ciSlotVM(tg, "", "ide2"), Check: vm.record()},
+			{
+				// Refused at plan, before PVE queues the old drive's removal.
+				Config:      ciSlotVM(tg, "", "ide0"),
+				ExpectError: regexp.MustCompile(`(?s)Cloud-Init Drive Cannot Move While The VM Runs.*ide2.*ide0.*VM\s+\d+\s+is\s+running.*half\s+done.*reboot_after_update\s+=\s+true.*started\s+=\s+false`),
+			},
+			{
+				// Nothing was left pending: the VM is as it was.
+				Config: ciSlotVM(tg, "", "ide2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: vm.noPending(),
+			},
+			{
+				// With a reboot allowed the move applies: stopped, moved,
+				// started again, and the next plan is empty.
+				Config: ciSlotVM(tg, "  reboot_after_update = true\n", "ide0"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					vm.cloudInitDriveAt("ide0", "local-lvm"),
+					vm.configHas(map[string]string{"ide2": ""}),
+					vm.noPending(),
+					resource.TestCheckResourceAttr(vmAddr, "status", "running"),
+				),
+			},
+		},
+	})
+}
+
+// noPending checks that PVE holds no change of the VM back for a restart.
+func (v *vmRef) noPending() resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if err := v.load(s); err != nil {
+			return err
+		}
+		entries, err := v.tg.Client.QemuPendingConfig(context.Background(), v.node, v.vmid)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.HasPending || e.DeletePending() {
+				return fmt.Errorf("VM %d has a pending change of %s", v.vmid, e.Key)
+			}
+		}
+		return nil
+	}
+}
