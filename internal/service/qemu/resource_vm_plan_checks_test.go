@@ -88,3 +88,57 @@ func (v *vmRef) noPending() resource.TestCheckFunc {
 		return nil
 	}
 }
+
+// outside waits for a task started outside Terraform and fails the test
+// when it could not run.
+func outside(t *testing.T, tg *acctest.Target, what, upid string, err error) {
+	t.Helper()
+	if err == nil {
+		_, err = tg.Client.WaitTask(context.Background(), upid)
+	}
+	if err != nil {
+		t.Fatalf("%s outside Terraform: %v", what, err)
+	}
+}
+
+// A disk grown outside Terraform: the plan names both sizes and both
+// fixes, and each fix gives an empty plan.
+func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	disks := func(size string) string {
+		return vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = `+size+` }`))
+	}
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: disks("4"), Check: vm.record()},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.ResizeQemuDisk(context.Background(), vm.node, vm.vmid, "scsi0", "6G")
+					outside(t, tg, "grow scsi0", upid, err)
+				},
+				Config:      disks("4"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Disk Cannot Shrink.*Disk\s+scsi0\s+is\s+6\s+GiB\s+in\s+PVE;\s+the\s+configuration\s+asks\s+for\s+4\s+GiB.*set\s+size\s+=\s+6\s+in.*ignore_changes\s+=\s+\[disks\["scsi0"\]\.size\]`),
+			},
+			{
+				// ignore_changes leaves the size to PVE.
+				Config: vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = 4 }`)+
+					"  lifecycle {\n    ignore_changes = [disks[\"scsi0\"].size]\n  }\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: disks("6"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: vm.keeps("scsi0"),
+			},
+		},
+	})
+}
