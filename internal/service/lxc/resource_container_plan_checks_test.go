@@ -2,6 +2,7 @@ package lxc_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -61,4 +62,62 @@ func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A container turned into a template outside Terraform: the plan says so
+// and names the way over to pve_container_template, which then takes it up.
+func TestAccContainer_turnedTemplateOutsideW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	ct := newCTRef(tg)
+	const vmid = 4171
+	body := fmt.Sprintf("\n  vmid = %d\n", vmid) + smallCT("", "")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: ctConfig(tg, body+"  started = false\n"), Check: ct.record()},
+			{
+				PreConfig: func() {
+					if err := tg.Client.TemplateLXC(context.Background(), ct.node, ct.vmid); err != nil {
+						t.Fatalf("convert to a template outside Terraform: %v", err)
+					}
+				},
+				Config:   ctConfig(tg, body+"  started = false\n"),
+				PlanOnly: true,
+				ExpectError: errorLike("Container Was Turned Into A Template", "is a template now", "pve_container_template",
+					"terraform state rm", fmt.Sprintf("terraform import <its address> pve1/%d", vmid)),
+			},
+			{
+				// The way the error names: out of pve_container's state, into
+				// pve_container_template's; os_template, which PVE does not
+				// report, may be recorded.
+				Config: tg.Config(fmt.Sprintf(`
+removed {
+  from = pve_container.test
+  lifecycle { destroy = false }
+}
+import {
+  to = pve_container_template.test
+  id = "pve1/%d"
+}
+resource "pve_container_template" "test" {%s}
+`, vmid, body)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{keepsGuest(ctTemplateAddr)},
+				},
+			},
+		},
+	})
+}
+
+// keepsGuest fails a plan that creates or destroys the resource at addr:
+// taking a guest over may record attributes, never replace it.
+type keepsGuest string
+
+func (k keepsGuest) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address == string(k) && (rc.Change.Actions.Create() || rc.Change.Actions.Delete() || rc.Change.Actions.Replace()) {
+			resp.Error = fmt.Errorf("%s: planned %v, want it kept", rc.Address, rc.Change.Actions)
+		}
+	}
 }

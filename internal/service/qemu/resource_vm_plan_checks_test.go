@@ -142,3 +142,47 @@ func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
 		},
 	})
 }
+
+// A VM turned into a template outside Terraform: the plan says so and
+// names the way over to pve_vm_template, which then takes it up.
+func TestAccVM_turnedTemplateOutsideW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	const vmid = 4170
+	body := fmt.Sprintf("\n  vmid = %d\n", vmid) + smallVM("pve1", "")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: vmConfig(tg, body+"  started = false\n"), Check: vm.record()},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.TemplateQemu(context.Background(), vm.node, vm.vmid, "")
+					outside(t, tg, "convert to a template", upid, err)
+				},
+				Config:   vmConfig(tg, body+"  started = false\n"),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)VM Was Turned Into A Template.*VM\s+\d+\s+on\s+node\s+pve1\s+is\s+a\s+template.*pve_vm_template.*terraform\s+state\s+rm.*` +
+					`terraform\s+import\s+<its\s+address>\s+pve1/\d+`),
+			},
+			{
+				// The way the error names: out of pve_vm's state, into
+				// pve_vm_template's, nothing changed in PVE.
+				Config: tg.Config(fmt.Sprintf(`
+removed {
+  from = pve_vm.test
+  lifecycle { destroy = false }
+}
+import {
+  to = pve_vm_template.test
+  id = "pve1/%d"
+}
+resource "pve_vm_template" "test" {%s}
+`, vmid, body)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
