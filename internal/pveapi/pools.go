@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -128,4 +129,26 @@ func FormBool(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// Pool membership answers that say the wanted state already holds
+// (pve-manager PVE/API2/Pool.pm create_pool, update_pool, inside
+// lock_user_config, which prefixes "create pool failed: " or "update pools
+// failed: ").
+var (
+	poolExistsPattern        = regexp.MustCompile(`pool '[^']*' already exists$`)
+	alreadyPoolMemberPattern = regexp.MustCompile(`(?:VM [0-9]+|Storage '[^']*') is already a pool member$`)
+)
+
+// IsPoolExists reports PVE's refusal to create a pool that exists.
+func IsPoolExists(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 && poolExistsPattern.MatchString(firstLine(apiErr.Message))
+}
+
+// IsAlreadyPoolMember reports PVE's refusal to add a guest or storage to
+// the pool it is in already.
+func IsAlreadyPoolMember(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 && alreadyPoolMemberPattern.MatchString(firstLine(apiErr.Message))
 }

@@ -191,6 +191,9 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	if d.API.TurnedTemplate(live, vmid, diags) {
+		return
+	}
 	if err := d.Hooks.FromAPI(&state, vmid, live.Config, live.Status); err != nil {
 		d.API.UnreadableConfig(diags, live.Node, vmid, err)
 		return

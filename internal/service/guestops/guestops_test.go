@@ -79,8 +79,17 @@ func TestShrinkIssueW22(t *testing.T) {
 	t.Parallel()
 	p := path.Root("mount_points").AtMapKey("mp0").AtName("size")
 	issue, ok := ShrinkIssue(p, MountPointNoun, "mp0", fwutil.SizeFromString("10"), fwutil.SizeFromString("8"))
-	if !ok || issue.Warning || issue.Summary != "Mount Point Cannot Shrink" || !strings.Contains(issue.Detail, "Mount point mp0 is 10 GiB; the configuration asks for 8 GiB") {
+	if !ok || issue.Warning || issue.Summary != "Mount Point Cannot Shrink" || !strings.Contains(issue.Detail, "Mount point mp0 is 10 GiB in PVE; the configuration asks for 8 GiB") {
 		t.Errorf("W22: %v", issue)
+	}
+	for _, fix := range []string{"set size = 10 ", `ignore_changes = [mount_points["mp0"].size]`} {
+		if !strings.Contains(issue.Detail, fix) {
+			t.Errorf("W22: the detail does not offer %q: %s", fix, issue.Detail)
+		}
+	}
+	odd, _ := ShrinkIssue(p, MountPointNoun, "mp0", fwutil.SizeFromString("2252M"), fwutil.SizeFromString("1"))
+	if !strings.Contains(odd.Detail, `set size = "2252M" `) {
+		t.Errorf("W22: a size that is no whole GiB is offered quoted: %s", odd.Detail)
 	}
 	if _, ok := ShrinkIssue(p, DiskNoun, "scsi0", fwutil.SizeFromString("32"), fwutil.SizeFromString("32768M")); ok {
 		t.Error("the same size in other units is no shrink")

@@ -143,6 +143,10 @@ func (a API) ChangePool(ctx context.Context, vmid int, from, to types.String, di
 	var err error
 	if Known(to) {
 		err = a.Client.UpdatePool(ctx, pveapi.PoolUpdate{PoolID: to.ValueString(), VMs: []int{vmid}, AllowMove: true})
+		// A pool renamed in the same apply took its members along.
+		if pveapi.IsAlreadyPoolMember(err) {
+			err = nil
+		}
 	} else if Known(from) {
 		err = a.Client.UpdatePool(ctx, pveapi.PoolUpdate{PoolID: from.ValueString(), VMs: []int{vmid}, Delete: true})
 		if pveapi.IsPoolNotFound(err) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -42,7 +43,10 @@ var (
 	GenericVolume  = VolumeNoun{Title: "Volume", Noun: "volume"}
 )
 
-// ShrinkIssue refuses a planned size below the size in state (W22).
+// ShrinkIssue refuses a planned size below the size in state (W22). State
+// holds the live size after a refresh, so the usual cause is a volume grown
+// outside Terraform: the detail names both sizes and both ways out, a size
+// that matches PVE or ignore_changes on the attribute.
 func ShrinkIssue(p path.Path, noun VolumeNoun, slot string, had, want fwutil.SizeValue) (Issue, bool) {
 	wantBytes, okWant := want.Bytes()
 	hadBytes, okHad := had.Bytes()
@@ -52,10 +56,23 @@ func ShrinkIssue(p path.Path, noun VolumeNoun, slot string, had, want fwutil.Siz
 	return Issue{
 		Path:    p,
 		Summary: noun.Title + " Cannot Shrink",
-		Detail: fmt.Sprintf("%s %s is %s; the configuration asks for %s. PVE can only grow a %s (W22), and a new, smaller volume would lose the data. "+
-			"Set size to %s or more. To really start over with a smaller %s, add it in a new slot, copy the data, then remove the old one.",
-			capitalize(noun.Noun), slot, HumanSize(had), HumanSize(want), noun.Noun, HumanSize(had), noun.Noun),
+		Detail: fmt.Sprintf("%s %s is %s in PVE; the configuration asks for %s. PVE can only grow a %s, and a new, smaller volume would lose the data. "+
+			"If the %s was grown outside Terraform (in the PVE web interface, or with qm resize or pct resize), either "+
+			"set size = %s in the configuration to match it, or add lifecycle { ignore_changes = [%s] } to leave its size to PVE. "+
+			"To really start over with a smaller %s, add it in a new slot, copy the data, then remove the old one.",
+			capitalize(noun.Noun), slot, HumanSize(had), HumanSize(want), noun.Noun,
+			noun.Noun, sizeLiteral(hadBytes), p.String(), noun.Noun),
 	}, true
+}
+
+// sizeLiteral spells a size the way a configuration writes it: a bare
+// number of GiB, else a quoted string with a unit.
+func sizeLiteral(bytes int64) string {
+	text := fwutil.FormatSizeAttribute(bytes)
+	if bytes%wire.GiB == 0 {
+		return text
+	}
+	return strconv.Quote(text)
 }
 
 // Lookalike finds, among volumes added in the plan, one with the storage

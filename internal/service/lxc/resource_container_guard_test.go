@@ -54,7 +54,7 @@ func TestAccContainer_dataLossGuardAtPlanW22(t *testing.T) {
   network      = { net0 = { name = "eth0", bridge = "vmbr0" } }
 `),
 				PlanOnly:    true,
-				ExpectError: errorLike("Root Disk Cannot Shrink", "Root disk rootfs is 4 GiB; the configuration asks for 2 GiB"),
+				ExpectError: errorLike("Root Disk Cannot Shrink", "Root disk rootfs is 4 GiB in PVE; the configuration asks for 2 GiB"),
 			},
 			{
 				Config:      ctConfig(tg, smallCT("", `mp0 = { storage = "local-lvm", size = "1G", path = "/data" }`)),

@@ -56,11 +56,10 @@ func (r *poolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			},
 			"poolid": schema.StringAttribute{
 				MarkdownDescription: "Pool name: letters, digits, `.`, `-` and `_`; nested pools as `parent/child` (at most three levels, the parent must exist). " +
-					"PVE cannot rename a pool, so changing it replaces the pool.",
+					"Changing it renames the pool in place: PVE has no rename, so the provider creates the new pool, moves the guests and storages over and deletes the old one " +
+					"(the plan warns and lists them). Permissions granted on the old pool's path are deleted with it by PVE. Guests should refer to the pool as " +
+					"`pve_pool.NAME.poolid` so they follow in the same apply. A pool that contains nested pools cannot be renamed.",
 				Required: true,
-				PlanModifiers: []planmodifier.String{
-					stringplanmodifier.RequiresReplace(),
-				},
 				Validators: []validator.String{
 					stringvalidator.RegexMatches(poolIDPattern,
 						"must be letters, digits, '.', '-' or '_', at most three levels separated by '/'"),
@@ -131,6 +130,12 @@ func (r *poolResource) Update(ctx context.Context, req resource.UpdateRequest, r
 	}
 	poolID := plan.PoolID.ValueString()
 
+	if from := state.PoolID.ValueString(); from != poolID {
+		if !r.rename(ctx, from, poolID, plan.Comment, &resp.Diagnostics) {
+			return
+		}
+		state.Comment = plan.Comment
+	}
 	if update, needed := toUpdate(state, plan); needed {
 		if err := r.client.UpdatePool(ctx, update); err != nil {
 			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Update Pool", err)

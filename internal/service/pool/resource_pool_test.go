@@ -128,7 +128,7 @@ func TestAccPool_importWithComment(t *testing.T) {
 	})
 }
 
-func TestAccPool_renameReplaces(t *testing.T) {
+func TestAccPool_renameInPlace(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	first, second := acctest.Name("tfacc"), acctest.Name("tfacc")
@@ -139,10 +139,11 @@ func TestAccPool_renameReplaces(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: poolConfig(tg, first, "x")},
 			{
-				// PVE cannot rename a pool: a new poolid is a new pool.
+				// PVE cannot rename a pool: the resource makes the new one
+				// and deletes the old one, in place.
 				Config: poolConfig(tg, second, "x"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
 				Check: checkPoolDestroyed(tg, first),
 			},

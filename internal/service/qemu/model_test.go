@@ -612,7 +612,7 @@ func TestCheckPlanDataLossGuard(t *testing.T) {
 	d := shrink.Disks["scsi0"]
 	d.Size = fwutil.SizeFromString("16")
 	shrink.Disks["scsi0"] = d
-	assertIssue(t, checkPlan(state, shrink), `disks["scsi0"].size`, "Disk Cannot Shrink", "is 32 GiB; the configuration asks for 16 GiB", false)
+	assertIssue(t, checkPlan(state, shrink), `disks["scsi0"].size`, "Disk Cannot Shrink", "is 32 GiB in PVE; the configuration asks for 16 GiB", false)
 
 	same := planLike(t)
 	d = same.Disks["scsi0"]

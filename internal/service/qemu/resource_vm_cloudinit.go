@@ -57,11 +57,13 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
 			},
 			"slot": schema.StringAttribute{
-				MarkdownDescription: "Slot of PVE's cloud-init drive. Defaults to `ide2`. The drive is created only into an empty slot.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(defaultCloudInitSlot),
-				Validators:          []validator.String{slotCheck},
+				MarkdownDescription: "Slot of PVE's cloud-init drive. Defaults to `ide2`. The drive is created only into an empty slot. " +
+					"Moving it to another slot needs the VM stopped (PVE removes the old drive only then): on a running VM the plan refuses the move " +
+					"unless `reboot_after_update = true` (the VM is stopped, the drive moved, the VM started again) or `started = false`.",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(defaultCloudInitSlot),
+				Validators: []validator.String{slotCheck},
 			},
 			"user": schema.StringAttribute{MarkdownDescription: "User to create (`ciuser`).", Optional: true},
 			"password_wo": schema.StringAttribute{

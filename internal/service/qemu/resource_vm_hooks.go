@@ -108,6 +108,9 @@ func (r *vmResource) ApplyUpdate(ctx context.Context, config tfsdk.Config, node 
 		diags.AddError("Unable To Plan VM Update", err.Error())
 		return guestops.ConfigChange{}, false
 	}
+	if !r.stopForCloudInitMove(ctx, node, vmid, state, plan, diags) {
+		return guestops.ConfigChange{}, false
+	}
 	configWritten := !update.delta.IsEmpty()
 	if configWritten && !r.writeConfig(ctx, node, vmid, update, live.Digest(), diags) {
 		return guestops.ConfigChange{}, false

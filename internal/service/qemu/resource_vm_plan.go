@@ -65,6 +65,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	}
 	if okPlan && okState {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
+		guestops.AddIssues(&resp.Diagnostics, checkCloudInitSlotMove(state, plan))
 	}
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
@@ -78,9 +79,11 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	}
 }
 
-// devicesChange reports whether disks, CD-ROMs or NICs are added or removed.
+// devicesChange reports whether disks, CD-ROMs or NICs are added or
+// removed, or the cloud-init drive moves.
 func devicesChange(state, plan *vmModel) bool {
-	return !sameKeys(state.Disks, plan.Disks) || !sameKeys(state.CDROMs, plan.CDROMs) || !sameKeys(state.Network, plan.Network)
+	_, _, ciMoves := cloudInitSlotMove(state, plan)
+	return !sameKeys(state.Disks, plan.Disks) || !sameKeys(state.CDROMs, plan.CDROMs) || !sameKeys(state.Network, plan.Network) || ciMoves
 }
 
 func sameKeys[V any](a, b map[string]V) bool {

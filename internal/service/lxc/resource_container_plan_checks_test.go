@@ -1,0 +1,123 @@
+package lxc_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+)
+
+// outside waits for a task started outside Terraform and fails the test
+// when it could not run.
+func outside(t *testing.T, tg *acctest.Target, what, upid string, err error) {
+	t.Helper()
+	if err == nil {
+		_, err = tg.Client.WaitTask(context.Background(), upid)
+	}
+	if err != nil {
+		t.Fatalf("%s outside Terraform: %v", what, err)
+	}
+}
+
+func emptyPlan() resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
+}
+
+// A mount point grown outside Terraform: the plan names both sizes and
+// both fixes, and each fix gives an empty plan.
+func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	ct := newCTRef(tg)
+	mp0 := func(size string) string {
+		return `mp0 = { storage = "local-lvm", size = ` + size + `, path = "/data" }`
+	}
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkCTDestroyed(ct),
+		Steps: []resource.TestStep{
+			{Config: ctConfig(tg, smallCT("", mp0("2"))), Check: ct.record()},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.ResizeLXCDisk(context.Background(), ct.node, ct.vmid, "mp0", "3G")
+					outside(t, tg, "grow mp0", upid, err)
+				},
+				Config:   ctConfig(tg, smallCT("", mp0("2"))),
+				PlanOnly: true,
+				ExpectError: errorLike("Mount Point Cannot Shrink", "Mount point mp0 is 3 GiB in PVE; the configuration asks for 2 GiB",
+					"set size = 3 in", `ignore_changes = [mount_points["mp0"].size]`),
+			},
+			{
+				Config:           ctConfig(tg, smallCT("  lifecycle {\n    ignore_changes = [mount_points[\"mp0\"].size]\n  }", mp0("2"))),
+				ConfigPlanChecks: emptyPlan(),
+			},
+			{
+				Config:           ctConfig(tg, smallCT("", mp0("3"))),
+				ConfigPlanChecks: emptyPlan(),
+				Check:            ct.keeps("mp0"),
+			},
+		},
+	})
+}
+
+// A container turned into a template outside Terraform: the plan says so
+// and names the way over to pve_container_template, which then takes it up.
+func TestAccContainer_turnedTemplateOutsideW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	ct := newCTRef(tg)
+	const vmid = 4171
+	body := fmt.Sprintf("\n  vmid = %d\n", vmid) + smallCT("", "")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: ctConfig(tg, body+"  started = false\n"), Check: ct.record()},
+			{
+				PreConfig: func() {
+					if err := tg.Client.TemplateLXC(context.Background(), ct.node, ct.vmid); err != nil {
+						t.Fatalf("convert to a template outside Terraform: %v", err)
+					}
+				},
+				Config:   ctConfig(tg, body+"  started = false\n"),
+				PlanOnly: true,
+				ExpectError: errorLike("Container Was Turned Into A Template", "is a template now", "pve_container_template",
+					"terraform state rm", fmt.Sprintf("terraform import <its address> pve1/%d", vmid)),
+			},
+			{
+				// The way the error names: out of pve_container's state, into
+				// pve_container_template's; os_template, which PVE does not
+				// report, may be recorded.
+				Config: tg.Config(fmt.Sprintf(`
+removed {
+  from = pve_container.test
+  lifecycle { destroy = false }
+}
+import {
+  to = pve_container_template.test
+  id = "pve1/%d"
+}
+resource "pve_container_template" "test" {%s}
+`, vmid, body)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{keepsGuest(ctTemplateAddr)},
+				},
+			},
+		},
+	})
+}
+
+// keepsGuest fails a plan that creates or destroys the resource at addr:
+// taking a guest over may record attributes, never replace it.
+type keepsGuest string
+
+func (k keepsGuest) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+	for _, rc := range req.Plan.ResourceChanges {
+		if rc.Address == string(k) && (rc.Change.Actions.Create() || rc.Change.Actions.Delete() || rc.Change.Actions.Replace()) {
+			resp.Error = fmt.Errorf("%s: planned %v, want it kept", rc.Address, rc.Change.Actions)
+		}
+	}
+}

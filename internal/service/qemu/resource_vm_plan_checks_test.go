@@ -1,0 +1,188 @@
+package qemu_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+)
+
+// ciSlotVM is a VM with PVE's cloud-init drive in slot.
+func ciSlotVM(tg *acctest.Target, extra, slot string) string {
+	return vmConfig(tg, `
+  node = "pve1"
+  name = "tfacc-cislot"
+  disks = { scsi0 = { storage = "local-lvm", size = 4 } }
+`+extra+`
+  cloud_init = {
+    storage = "local-lvm"
+    user    = "debian"
+    slot    = "`+slot+`"
+  }
+`)
+}
+
+// Moving the cloud-init drive of a running VM: PVE keeps the old drive
+// until the VM stops and refuses a second one meanwhile.
+func TestAccVM_cloudInitSlotMoveRunning(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: ciSlotVM(tg, "", "ide2"), Check: vm.record()},
+			{
+				// Refused at plan, before PVE queues the old drive's removal.
+				Config:      ciSlotVM(tg, "", "ide0"),
+				ExpectError: regexp.MustCompile(`(?s)Cloud-Init Drive Cannot Move While The VM Runs.*ide2.*ide0.*VM\s+\d+\s+is\s+running.*half\s+done.*reboot_after_update\s+=\s+true.*started\s+=\s+false`),
+			},
+			{
+				// Nothing was left pending: the VM is as it was.
+				Config: ciSlotVM(tg, "", "ide2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: vm.noPending(),
+			},
+			{
+				// With a reboot allowed the move applies: stopped, moved,
+				// started again, and the next plan is empty.
+				Config: ciSlotVM(tg, "  reboot_after_update = true\n", "ide0"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					vm.cloudInitDriveAt("ide0", "local-lvm"),
+					vm.configHas(map[string]string{"ide2": ""}),
+					vm.noPending(),
+					resource.TestCheckResourceAttr(vmAddr, "status", "running"),
+				),
+			},
+		},
+	})
+}
+
+// noPending checks that PVE holds no change of the VM back for a restart.
+func (v *vmRef) noPending() resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if err := v.load(s); err != nil {
+			return err
+		}
+		entries, err := v.tg.Client.QemuPendingConfig(context.Background(), v.node, v.vmid)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.HasPending || e.DeletePending() {
+				return fmt.Errorf("VM %d has a pending change of %s", v.vmid, e.Key)
+			}
+		}
+		return nil
+	}
+}
+
+// outside waits for a task started outside Terraform and fails the test
+// when it could not run.
+func outside(t *testing.T, tg *acctest.Target, what, upid string, err error) {
+	t.Helper()
+	if err == nil {
+		_, err = tg.Client.WaitTask(context.Background(), upid)
+	}
+	if err != nil {
+		t.Fatalf("%s outside Terraform: %v", what, err)
+	}
+}
+
+// A disk grown outside Terraform: the plan names both sizes and both
+// fixes, and each fix gives an empty plan.
+func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	disks := func(size string) string {
+		return vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = `+size+` }`))
+	}
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: disks("4"), Check: vm.record()},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.ResizeQemuDisk(context.Background(), vm.node, vm.vmid, "scsi0", "6G")
+					outside(t, tg, "grow scsi0", upid, err)
+				},
+				Config:      disks("4"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Disk Cannot Shrink.*Disk\s+scsi0\s+is\s+6\s+GiB\s+in\s+PVE;\s+the\s+configuration\s+asks\s+for\s+4\s+GiB.*set\s+size\s+=\s+6\s+in.*ignore_changes\s+=\s+\[disks\["scsi0"\]\.size\]`),
+			},
+			{
+				// ignore_changes leaves the size to PVE.
+				Config: vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = 4 }`)+
+					"  lifecycle {\n    ignore_changes = [disks[\"scsi0\"].size]\n  }\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+			},
+			{
+				Config: disks("6"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: vm.keeps("scsi0"),
+			},
+		},
+	})
+}
+
+// A VM turned into a template outside Terraform: the plan says so and
+// names the way over to pve_vm_template, which then takes it up.
+func TestAccVM_turnedTemplateOutsideW17(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	const vmid = 4170
+	body := fmt.Sprintf("\n  vmid = %d\n", vmid) + smallVM("pve1", "")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: vmConfig(tg, body+"  started = false\n"), Check: vm.record()},
+			{
+				PreConfig: func() {
+					upid, err := tg.Client.TemplateQemu(context.Background(), vm.node, vm.vmid, "")
+					outside(t, tg, "convert to a template", upid, err)
+				},
+				Config:   vmConfig(tg, body+"  started = false\n"),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)VM Was Turned Into A Template.*VM\s+\d+\s+on\s+node\s+pve1\s+is\s+a\s+template.*pve_vm_template.*terraform\s+state\s+rm.*` +
+					`terraform\s+import\s+<its\s+address>\s+pve1/\d+`),
+			},
+			{
+				// The way the error names: out of pve_vm's state, into
+				// pve_vm_template's, nothing changed in PVE.
+				Config: tg.Config(fmt.Sprintf(`
+removed {
+  from = pve_vm.test
+  lifecycle { destroy = false }
+}
+import {
+  to = pve_vm_template.test
+  id = "pve1/%d"
+}
+resource "pve_vm_template" "test" {%s}
+`, vmid, body)),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
