@@ -40,7 +40,9 @@ func APIErrorDetail(err error) string {
 		}
 	}
 
-	if permPath, priv, ok := pveapi.IsPermission(err); ok {
+	if pool, ok := pveapi.MissingPool(err); ok {
+		fmt.Fprintf(&b, "\n\nPool %q does not exist in PVE. Create it (pve_pool) or correct the pool name, and try again.", pool)
+	} else if permPath, priv, ok := pveapi.IsPermission(err); ok {
 		if priv != "" && permPath != "" {
 			fmt.Fprintf(&b, "\n\nThe user or API token lacks the privilege %s on %s. Grant a role that includes %s on %s (or a parent path with propagation) and try again.", priv, permPath, priv, permPath)
 		} else {

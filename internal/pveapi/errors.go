@@ -94,6 +94,10 @@ var (
 	permissionPattern     = regexp.MustCompile(`^Permission check failed(?: \((.*)\))?$`)
 	permissionPathPattern = regexp.MustCompile(`^(/[^,]*), ([A-Za-z][A-Za-z0-9.]*(?:\|[A-Za-z][A-Za-z0-9.]*)*)$`)
 	poolMissingPattern    = regexp.MustCompile(`^pool '([^']*)' does not exist$`)
+	// check_pool_exist's answer when a guest is created into, or moved to,
+	// a pool that is not there: a permission exception (pve-access-control,
+	// src/PVE/RPCEnvironment.pm, check_pool_exist and raise_perm_exc).
+	poolMissingPermPattern = regexp.MustCompile(`^Permission check failed \(pool '([^']*)' does not exist\)$`)
 	// lock_file_full's timeout: another operation held the flock too long.
 	lockTimeoutPattern = regexp.MustCompile(`^can't lock file '([^']+)' - got timeout$`)
 	// The per-guest config flocks (qemu-server, pve-container). A
@@ -184,6 +188,19 @@ func IsAlreadyExists(err error) bool {
 func IsAuth(err error) bool {
 	apiErr, ok := AsError(err)
 	return ok && apiErr.StatusCode == 401
+}
+
+// MissingPool reports a 403 that says a pool does not exist, and names
+// the pool: a privilege cannot help there.
+func MissingPool(err error) (string, bool) {
+	apiErr, ok := AsError(err)
+	if !ok || apiErr.StatusCode != 403 {
+		return "", false
+	}
+	if m := poolMissingPermPattern.FindStringSubmatch(firstLine(apiErr.Message)); m != nil {
+		return m[1], true
+	}
+	return "", false
 }
 
 // IsPoolNotFound reports 500 "pool 'X' does not exist", PVE's answer when

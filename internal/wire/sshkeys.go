@@ -26,6 +26,17 @@ func EncodeSSHKeys(keys []string) string {
 	return b.String()
 }
 
+// SSHKeyLines is keys one key per line, each trimmed, blank lines dropped:
+// an element may hold several lines, or end with the newline of the file
+// it was read from.
+func SSHKeyLines(keys []string) []string {
+	var out []string
+	for _, key := range keys {
+		out = append(out, splitLines(key)...)
+	}
+	return out
+}
+
 // DecodeSSHKeys reads a qemu sshkeys value as PVE stores it: percent-decoded,
 // split on newlines ("\r\n" tolerated), each key trimmed, blank lines dropped.
 // Like PVE's uri_unescape, "+" stays "+". A "%" not followed by two hex digits

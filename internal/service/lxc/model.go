@@ -268,7 +268,7 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 	guestops.SetFormBool(form, guestops.KeyProtection, m.Protection)
 	guestops.SetFormBool(form, keyUnprivileged, m.Unprivileged)
 	guestops.SetFormString(form, paramPassword, password)
-	if keys := setStrings(m.SSHPublicKeys); len(keys) > 0 {
+	if keys := wire.SSHKeyLines(setStrings(m.SSHPublicKeys)); len(keys) > 0 {
 		form.Set(paramSSHPublicKeys, strings.Join(keys, "\n"))
 	}
 	tags, err := guestops.WantedTags(m.Tags)

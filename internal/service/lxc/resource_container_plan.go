@@ -49,6 +49,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if req.Plan.Raw.IsNull() {
 		return
 	}
+	r.api.CheckPlacement(ctx, req, resp)
 	plan, okPlan := readModel(ctx, req.Plan)
 	if !okPlan {
 		return

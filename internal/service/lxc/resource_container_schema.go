@@ -2,6 +2,7 @@ package lxc
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Formats of PVE's schema that the container attributes check at plan
@@ -32,10 +34,6 @@ var (
 	guestPathPattern  = regexp.MustCompile(`^/[^,\s=]*$`)
 	nicNamePattern    = regexp.MustCompile(`^[-_.\w]+$`)
 	fsTypePattern     = regexp.MustCompile(`^[a-zA-Z0-9_]+$`)
-	ipv4CIDRPattern   = regexp.MustCompile(`^(?:dhcp|manual|(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)/(?:3[0-2]|[12]?\d))$`)
-	ipv4Pattern       = regexp.MustCompile(`^(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)$`)
-	ipv6CIDRPattern   = regexp.MustCompile(`^(?:auto|dhcp|manual|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*/(?:12[0-8]|1[01]\d|[1-9]?\d))$`)
-	ipv6Pattern       = regexp.MustCompile(`^[0-9a-fA-F:.]*:[0-9a-fA-F:.]*$`)
 	ipPattern         = regexp.MustCompile(`^(?:(?:(?:25[0-5]|2[0-4]\d|1?\d?\d)\.){3}(?:25[0-5]|2[0-4]\d|1?\d?\d)|[0-9a-fA-F:.]*:[0-9a-fA-F:.]*)$`)
 )
 
@@ -135,13 +133,14 @@ func containerSchema(ctx context.Context) schema.Schema {
 				Optional: true,
 			},
 			"ssh_public_keys": schema.SetAttribute{
-				MarkdownDescription: "SSH public keys for root, written into the container when it is created. A later change is recorded " +
+				MarkdownDescription: "SSH public keys for root, written into the container when it is created. A value may hold several keys, " +
+					"one per line, and end with a newline (as `file()` of an authorized_keys file returns it). A later change is recorded " +
 					"and the plan warns that the container keeps the keys it has.",
 				Optional:    true,
 				ElementType: types.StringType,
 				Validators: []validator.Set{
 					setvalidator.SizeAtLeast(1),
-					setvalidator.ValueStringsAre(stringvalidator.RegexMatches(sshKeyPattern, "must be one SSH public key on one line, such as \"ssh-ed25519 AAAA... me@host\"")),
+					setvalidator.ValueStringsAre(sshKeyLines{}),
 				},
 			},
 		}),
@@ -151,6 +150,33 @@ func containerSchema(ctx context.Context) schema.Schema {
 // sshKeyPattern is one public key line: a type, base64 data, an optional
 // comment.
 var sshKeyPattern = regexp.MustCompile(`^(?:[a-z0-9@.-]+ )?(?:ssh|ecdsa|sk)-[a-zA-Z0-9@.-]+ [A-Za-z0-9+/=]+(?: [^\r\n]*)?$`)
+
+// sshKeyLines checks an element of ssh_public_keys as an authorized_keys
+// file is read: each non-blank line one key, so what file() returns (with
+// its final newline, or several keys) is accepted as pve_vm accepts it.
+type sshKeyLines struct{}
+
+func (sshKeyLines) Description(context.Context) string {
+	return "must be one SSH public key per line, such as \"ssh-ed25519 AAAA... me@host\""
+}
+
+func (v sshKeyLines) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v sshKeyLines) ValidateString(ctx context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !guestops.Known(req.ConfigValue) {
+		return
+	}
+	lines := wire.SSHKeyLines([]string{req.ConfigValue.ValueString()})
+	if len(lines) == 0 {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid SSH Public Key", "The value holds no key: it "+v.Description(ctx)+".")
+	}
+	for _, line := range lines {
+		if !sshKeyPattern.MatchString(line) {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid SSH Public Key",
+				fmt.Sprintf("%q is not an SSH public key: the value %s.", line, v.Description(ctx)))
+		}
+	}
+}
 
 func rootDiskSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
@@ -231,20 +257,20 @@ func mountPointsSchema() schema.MapNestedAttribute {
 	}
 }
 
-func ipSchema(family, addressForms string, address, gateway *regexp.Regexp) schema.SingleNestedAttribute {
+func ipSchema(family wire.IPFamily, addressForms string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: family + " settings, written inline on the device (W38).",
+		MarkdownDescription: fmt.Sprintf("IPv%d settings, written inline on the device (W38).", family),
 		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"address": schema.StringAttribute{
 				MarkdownDescription: "Address: " + addressForms + ".",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(address, "must be "+addressForms)},
+				Validators:          []validator.String{fwutil.IPConfig(family)},
 			},
 			"gateway": schema.StringAttribute{
 				MarkdownDescription: "Default gateway.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(gateway, "must be an "+family+" address")},
+				Validators:          []validator.String{fwutil.IPAddress(family)},
 			},
 		},
 	}
@@ -281,8 +307,8 @@ func networkSchema() schema.MapNestedAttribute {
 				},
 				"mtu":  schema.Int64Attribute{MarkdownDescription: "MTU; at most the bridge's.", Optional: true, Validators: []validator.Int64{int64validator.Between(64, 65535)}},
 				"rate": schema.Float64Attribute{MarkdownDescription: "Rate limit in MB/s.", Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0)}},
-				"ipv4": ipSchema("IPv4", "dhcp, manual or an address with prefix length such as 10.0.0.6/24", ipv4CIDRPattern, ipv4Pattern),
-				"ipv6": ipSchema("IPv6", "auto (SLAAC), dhcp, manual or an address with prefix length such as fd00::6/64", ipv6CIDRPattern, ipv6Pattern),
+				"ipv4": ipSchema(wire.IPv4, "dhcp, manual or an address with prefix length (8-32) such as 10.0.0.6/24"),
+				"ipv6": ipSchema(wire.IPv6, "auto (SLAAC), dhcp, manual or an address with prefix length (8-128) such as fd00::6/64"),
 			},
 		},
 	}

@@ -187,6 +187,24 @@ func (c ipConfigModel) value() *string {
 	return &s
 }
 
+// driveKeys names the declared attributes that PVE's cloud-init drive
+// carries to the guest.
+func (ci *cloudInitModel) driveKeys() []string {
+	var names []string
+	for _, attr := range []struct {
+		name string
+		set  bool
+	}{
+		{"user", !ci.User.IsNull()}, {"password_wo", !ci.PasswordWO.IsNull()}, {"ssh_keys", !ci.SSHKeys.IsNull()},
+		{"dns", ci.DNS != nil}, {"ip_config", ci.IPConfig != nil}, {"upgrade", !ci.Upgrade.IsNull()},
+	} {
+		if attr.set {
+			names = append(names, attr.name)
+		}
+	}
+	return names
+}
+
 // wantsDrive reports whether ci declares PVE's cloud-init drive.
 func (ci *cloudInitModel) wantsDrive() bool {
 	return ci != nil && guestops.Known(ci.Storage)

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -29,13 +28,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/seediso"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
-)
-
-// Address forms PVE's ipconfigN takes: a method or an address with its
-// prefix length.
-var (
-	ipv4AddressPattern = regexp.MustCompile(`^(?:dhcp|\d{1,3}(?:\.\d{1,3}){3}/\d{1,2})$`)
-	ipv6AddressPattern = regexp.MustCompile(`^(?:auto|dhcp|[0-9A-Fa-f:.]+/\d{1,3})$`)
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 func cloudInitPath(attr string) path.Path {
@@ -105,10 +98,8 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 					mapvalidator.KeysAre(stringvalidator.RegexMatches(ipConfigKeyPattern, "must be ipconfig0-ipconfig31")),
 				},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"ipv4": ipFamilySchema("IPv4: `address` is `dhcp` or an address with prefix length (`10.0.0.5/24`).", ipv4AddressPattern,
-						"must be dhcp or an IPv4 address with prefix length such as 10.0.0.5/24"),
-					"ipv6": ipFamilySchema("IPv6: `address` is `auto` (SLAAC), `dhcp` or an address with prefix length.", ipv6AddressPattern,
-						"must be auto, dhcp or an IPv6 address with prefix length such as 2001:db8::5/64"),
+					"ipv4": ipFamilySchema("IPv4: `address` is `dhcp`, `manual` or an address with prefix length 8-32 (`10.0.0.5/24`).", wire.IPv4),
+					"ipv6": ipFamilySchema("IPv6: `address` is `auto` (SLAAC), `dhcp`, `manual` or an address with prefix length 8-128.", wire.IPv6),
 				}},
 			},
 			"upgrade": schema.BoolAttribute{MarkdownDescription: "Upgrade packages on first boot (`ciupgrade`); PVE's default is true.", Optional: true},
@@ -152,7 +143,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 	}
 }
 
-func ipFamilySchema(description string, address *regexp.Regexp, message string) schema.SingleNestedAttribute {
+func ipFamilySchema(description string, family wire.IPFamily) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: description,
 		Optional:            true,
@@ -160,9 +151,13 @@ func ipFamilySchema(description string, address *regexp.Regexp, message string) 
 			"address": schema.StringAttribute{
 				MarkdownDescription: "Address with prefix length, or a method.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(address, message)},
+				Validators:          []validator.String{fwutil.IPConfig(family)},
 			},
-			"gateway": schema.StringAttribute{MarkdownDescription: "Default gateway.", Optional: true},
+			"gateway": schema.StringAttribute{
+				MarkdownDescription: "Default gateway; PVE takes it only with an address.",
+				Optional:            true,
+				Validators:          []validator.String{fwutil.IPAddress(family)},
+			},
 		},
 	}
 }
@@ -217,21 +212,13 @@ func checkCloudInit(m *vmModel) []guestops.Issue {
 					"and remove storage, or remove user_data and use PVE's cloud-init keys.",
 			})
 		}
-		for _, attr := range []struct {
-			name string
-			set  bool
-		}{
-			{"user", !ci.User.IsNull()}, {"password_wo", !ci.PasswordWO.IsNull()}, {"ssh_keys", !ci.SSHKeys.IsNull()},
-			{"dns", ci.DNS != nil}, {"ip_config", ci.IPConfig != nil}, {"upgrade", !ci.Upgrade.IsNull()},
-		} {
-			if attr.set {
-				issues = append(issues, guestops.Issue{
-					Path:    cloudInitPath(attr.name),
-					Summary: "Cloud-Init Key Has No Effect With user_data",
-					Detail: fmt.Sprintf("cloud_init.%s is written into PVE's cloud-init drive, which a VM with user_data does not have: "+
-						"the guest reads the seed ISO only. Express it in user_data (or network_config) instead.", attr.name),
-				})
-			}
+		for _, name := range ci.driveKeys() {
+			issues = append(issues, guestops.Issue{
+				Path:    cloudInitPath(name),
+				Summary: "Cloud-Init Key Has No Effect With user_data",
+				Detail: fmt.Sprintf("cloud_init.%s is written into PVE's cloud-init drive, which a VM with user_data does not have: "+
+					"the guest reads the seed ISO only. Express it in user_data (or network_config) instead.", name),
+			})
 		}
 		if ci.UserData.IsNull() {
 			issues = append(issues, guestops.Issue{Path: cloudInitPath("user_data"), Summary: "User-Data Required",

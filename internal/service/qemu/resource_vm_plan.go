@@ -38,6 +38,7 @@ func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateCo
 	}
 	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
 	guestops.AddIssues(&resp.Diagnostics, checkCloudInit(m))
+	guestops.AddIssues(&resp.Diagnostics, checkInputs(m))
 }
 
 // ModifyPlan runs the data-loss guard on updates and marks what an update
@@ -60,6 +61,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 		r.modifyHardwarePlan(ctx, req, resp, state, plan)
 	}
 	r.checkCloudInitStorage(ctx, req, resp)
+	r.api.CheckPlacement(ctx, req, resp)
 	if creating {
 		return
 	}

@@ -39,9 +39,8 @@ func newValidator(t *testing.T) *validator {
 	return &validator{server: server, typ: s.ValueType()}
 }
 
-// validate returns the error diagnostics for config, each as
-// "PATH: SUMMARY: DETAIL".
-func (v *validator) validate(t *testing.T, config map[string]any) []string {
+// diagnostics validates config and returns every diagnostic.
+func (v *validator) diagnostics(t *testing.T, config map[string]any) []*tfprotov6.Diagnostic {
 	t.Helper()
 	value, err := toValue(v.typ, config)
 	if err != nil {
@@ -55,8 +54,15 @@ func (v *validator) validate(t *testing.T, config map[string]any) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resp.Diagnostics
+}
+
+// validate returns the error diagnostics for config, each as
+// "PATH: SUMMARY: DETAIL".
+func (v *validator) validate(t *testing.T, config map[string]any) []string {
+	t.Helper()
 	var out []string
-	for _, d := range resp.Diagnostics {
+	for _, d := range v.diagnostics(t, config) {
 		if d.Severity == tfprotov6.DiagnosticSeverityError {
 			out = append(out, fmt.Sprintf("%s: %s: %s", attrPath(d.Attribute), d.Summary, d.Detail))
 		}
@@ -152,6 +158,24 @@ func toValue(typ tftypes.Type, v any) (tftypes.Value, error) {
 		return tftypes.NewValue(typ, big.NewFloat(x)), nil
 	}
 	return tftypes.NewValue(typ, v), nil
+}
+
+// ciWith is a cloud_init with PVE's drive and ipconfig0 set to ipc.
+func ciWith(ipc map[string]any) map[string]any {
+	return map[string]any{"storage": "local-lvm", "ip_config": map[string]any{"ipconfig0": ipc}}
+}
+
+// ipv4 is an ipconfig with an IPv4 address and gateway, each left out
+// when empty.
+func ipv4(address, gateway string) map[string]any {
+	family := map[string]any{}
+	if address != "" {
+		family["address"] = address
+	}
+	if gateway != "" {
+		family["gateway"] = gateway
+	}
+	return map[string]any{"ipv4": family}
 }
 
 func baseConfig() map[string]any {
@@ -253,6 +277,23 @@ func TestVMSchemaRejectsBadInput(t *testing.T) {
 		{"network.mtu", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"mtu": 0}} }, "network.net0.mtu", "between 1 and 65520"},
 		{"network.rate", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"rate": -1}} }, "network.net0.rate", "at least 0"},
 		{"network.queues", func(c map[string]any) { c["network"] = map[string]any{"net0": map[string]any{"queues": 65}} }, "network.net0.queues", "between 0 and 64"},
+		{"cloud_init.ip_config address", func(c map[string]any) { c["cloud_init"] = ciWith(ipv4("10.0.0.300/24", "")) },
+			"cloud_init.ip_config.ipconfig0.ipv4.address", `"10.0.0.300" in "10.0.0.300/24" is not an IPv4 address`},
+		{"cloud_init.ip_config prefix", func(c map[string]any) { c["cloud_init"] = ciWith(ipv4("10.0.0.5/33", "")) },
+			"cloud_init.ip_config.ipconfig0.ipv4.address", "not a number from 8 to 32"},
+		{"cloud_init.ip_config short prefix", func(c map[string]any) { c["cloud_init"] = ciWith(ipv4("10.0.0.5/7", "")) },
+			"cloud_init.ip_config.ipconfig0.ipv4.address", "not a number from 8 to 32"},
+		{"cloud_init.ip_config gateway", func(c map[string]any) { c["cloud_init"] = ciWith(ipv4("10.0.0.5/24", "gw")) },
+			"cloud_init.ip_config.ipconfig0.ipv4.gateway", `Invalid Gateway: PVE refuses this value: "gw" is not an IPv4 address`},
+		{"cloud_init.ip_config ipv6 prefix", func(c map[string]any) {
+			c["cloud_init"] = ciWith(map[string]any{"ipv6": map[string]any{"address": "2001:db8::5/129"}})
+		}, "cloud_init.ip_config.ipconfig0.ipv6.address", "not a number from 8 to 128"},
+		{"cloud_init.ip_config gateway without address", func(c map[string]any) { c["cloud_init"] = ciWith(ipv4("", "10.0.0.1")) },
+			"cloud_init.ip_config.ipconfig0.ipv4.address", "Gateway Without Address"},
+		{"cloud_init keys without a drive", func(c map[string]any) { c["cloud_init"] = map[string]any{"user": "debian"} },
+			"cloud_init.storage", "Cloud-Init Drive Required"},
+		{"memory.balloon above size", func(c map[string]any) { c["memory"] = map[string]any{"size": 1024, "balloon": 2048} },
+			"memory.balloon", "Balloon Larger Than Memory"},
 		{"clone.source_vmid", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 99} }, "clone.source_vmid", "between 100 and 999999999"},
 		{"clone.source_node", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "source_node": "pve_1"} }, "clone.source_node", "must be a node name"},
 		{"clone.storage", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "storage": "1bad"} }, "clone.storage", "must be a storage id"},
