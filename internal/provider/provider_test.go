@@ -4,12 +4,15 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/provider"
 )
 
 // W2: ticket authentication end to end: login, CSRF token on every write.
@@ -61,6 +64,44 @@ func TestAccProvider_badConfiguration(t *testing.T) {
   endpoint = "https://pve.invalid:8006"
 }` + ds,
 				ExpectError: regexp.MustCompile(`Missing Authentication Settings`),
+			},
+		},
+	})
+}
+
+// An endpoint with credentials in it that do not parse as a URL is refused
+// with the credentials hidden, from the configuration and from PVE_ENDPOINT
+// alike (the password holds '%', which breaks the URL parser).
+func TestAccProvider_endpointCredentialsAreRedacted(t *testing.T) {
+	t.Parallel()
+	const ds = "\ndata \"pve_version\" \"v\" {}\n"
+	const endpoint = "https://root@pam:Pa%zzw0rd-secret@pve.example.com:8006"
+	// Only the redacted form matches: the error shows neither the user nor
+	// the password.
+	redacted := regexp.MustCompile(`pve endpoint "https://REDACTED@pve\.example\.com:8006" must not contain user\s+information`)
+
+	resource.UnitTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
+			"pve": providerserver.NewProtocol6WithError(provider.NewWithEnv("test", func(name string) string {
+				if name == "PVE_ENDPOINT" {
+					return endpoint
+				}
+				return ""
+			})()),
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: `provider "pve" {
+  endpoint  = "` + endpoint + `"
+  api_token = "root@pam!tf=00000000-0000-0000-0000-000000000000"
+}` + ds,
+				ExpectError: redacted,
+			},
+			{
+				Config: `provider "pve" {
+  api_token = "root@pam!tf=00000000-0000-0000-0000-000000000000"
+}` + ds,
+				ExpectError: redacted,
 			},
 		},
 	})

@@ -73,7 +73,7 @@ func (c Config) String() string {
 			parts = append(parts, k+"="+v)
 		}
 	}
-	add("Endpoint", c.Endpoint)
+	add("Endpoint", redactEndpoint(c.Endpoint))
 	if c.APIToken != "" {
 		add("APIToken", maskToken(c.APIToken))
 	}
@@ -190,6 +190,13 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("pve endpoint is empty; %s", want)
 	}
+	// A valid endpoint never holds an '@' (no user information, no path
+	// beyond /api2/json). Checking before parsing keeps credentials out of
+	// every message: a password with '/', '#', '%' or '?' breaks the parse,
+	// and the parser's own error quotes the whole string.
+	if strings.Contains(raw, "@") {
+		return nil, fmt.Errorf("pve endpoint %q must not contain user information (set credentials separately); %s", redactEndpoint(raw), want)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("pve endpoint %q is not a URL (%w); %s", raw, err, want)
@@ -207,9 +214,6 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	}
 	if u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("pve endpoint %q has no host; %s", raw, want)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("pve endpoint %q must not contain user information (set credentials separately); %s", redactUserinfo(u), want)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		return nil, fmt.Errorf("pve endpoint %q must not have a query; %s", raw, want)
@@ -231,10 +235,19 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	return &url.URL{Scheme: u.Scheme, Host: net.JoinHostPort(u.Hostname(), port)}, nil
 }
 
-func redactUserinfo(u *url.URL) string {
-	clean := *u
-	clean.User = url.User(redactedMark)
-	return clean.String()
+// redactEndpoint hides what may be credentials in an endpoint as typed:
+// everything between the scheme and the last '@'. It works on the raw
+// text, since an endpoint holding a password may not parse as a URL.
+func redactEndpoint(raw string) string {
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
+		return raw
+	}
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 && i < at {
+		start = i + len("://")
+	}
+	return raw[:start] + redactedMark + raw[at:]
 }
 
 func isLoopbackHost(host string) bool {
