@@ -27,7 +27,13 @@ const (
 	DefaultRetryWaitMax     = 5 * time.Second
 	DefaultRetryMax         = 5
 	DefaultTaskPollInterval = 500 * time.Millisecond
-	DefaultUserAgent        = "terraform-provider-pve"
+	// DefaultRequestTimeout bounds one attempt of a request, answer body
+	// included. pveproxy gives up on a request it forwards to pvedaemon or
+	// to another node after 30 seconds without data (pve-http-server,
+	// PVE/APIServer/AnyEvent.pm, proxy_request: http_request timeout => 30)
+	// and answers 596, so a healthy PVE has answered long before this.
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultUserAgent      = "terraform-provider-pve"
 
 	apiPrefix = "/api2/json"
 )
@@ -60,6 +66,13 @@ type Config struct {
 	RetryMax     int           // retries after the first attempt; default 5, negative means none
 
 	TaskPollInterval time.Duration // default 500ms
+
+	// RequestTimeout bounds each attempt of a request, from sending it to
+	// the last byte of the answer (for an upload: from the last byte sent).
+	// A read that runs out of time is retried like a broken connection; a
+	// write is not, as it may have reached PVE. Default 60s, negative
+	// means no bound.
+	RequestTimeout time.Duration
 
 	// Now is the clock used for ticket age; default time.Now.
 	Now func() time.Time
@@ -108,6 +121,7 @@ type Client struct {
 	retryWaitMax time.Duration
 	retryMax     int
 	pollInterval time.Duration
+	timeout      time.Duration // per attempt; 0 means none
 	now          func() time.Time
 	vmids        vmidReservations // ids handed out by AllocateVMID (vmid.go)
 }
@@ -129,6 +143,7 @@ func New(cfg Config) (*Client, error) {
 		retryWaitMax: cfg.RetryWaitMax,
 		retryMax:     cfg.RetryMax,
 		pollInterval: cfg.TaskPollInterval,
+		timeout:      cfg.RequestTimeout,
 		now:          cfg.Now,
 	}
 	if c.userAgent == "" {
@@ -151,6 +166,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.pollInterval <= 0 {
 		c.pollInterval = DefaultTaskPollInterval
+	}
+	switch {
+	case c.timeout == 0:
+		c.timeout = DefaultRequestTimeout
+	case c.timeout < 0:
+		c.timeout = 0
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -294,7 +315,8 @@ func buildHTTPClient(cfg Config, c *Client) (*http.Client, error) {
 		ForceAttemptHTTP2: false,
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 	}
-	// No client-wide timeout: every call is bounded by its context.
+	// No client-wide timeout: every attempt is bounded by attemptTransport
+	// (RequestTimeout) and every call by its context.
 	return &http.Client{
 		Transport:     &attemptTransport{next: transport, client: c},
 		CheckRedirect: refuseRedirect,

@@ -250,7 +250,7 @@ func (c *Client) postStream(ctx context.Context, path string, body streamBody, o
 			return err
 		}
 		reader := retryablehttp.ReaderFunc(func() (io.Reader, error) { return &lazyBody{open: body.open}, nil })
-		req, err := retryablehttp.NewRequestWithContext(withAttemptCounter(ctx), http.MethodPost, c.apiRoot+path, reader)
+		req, err := retryablehttp.NewRequestWithContext(withStreamedBody(withAttemptCounter(ctx)), http.MethodPost, c.apiRoot+path, reader)
 		if err != nil {
 			return c.transportError(http.MethodPost, path, err)
 		}
