@@ -1,7 +1,11 @@
 package e2e_test
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -48,4 +52,87 @@ func TestClient_stalledRefreshEndsWithAnError(t *testing.T) {
 	if n := e.sim.Count("GET", "/pools"); n < 2 {
 		t.Errorf("the stalled read was sent %d times, want retries", n)
 	}
+}
+
+// With TF_LOG=debug, Terraform's log shows every request the provider
+// makes to PVE (method, path, status, duration, the task it started), and
+// none of the secrets: the password, the ticket and CSRF token PVE gave for
+// it, a cloud-init password.
+func TestClient_debugLogShowsRequestsWithoutSecrets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{passwordAuth: true})
+	password := regexp.MustCompile(`password = "([^"]+)"`).FindStringSubmatch(e.header)[1]
+	const ciPassword = "Cl0ud-Init-Passw0rd"
+	e.write(e.dir, `variable "ci_password" {
+  type      = string
+  sensitive = true
+}
+
+resource "pve_vm" "logged" {
+  node    = "pve1"
+  name    = "logged"
+  started = false
+  disks   = { scsi0 = { storage = "local-lvm", size = 4 } }
+  network = { net0 = { bridge = "vmbr0" } }
+  cloud_init = {
+    storage             = "local-lvm"
+    user                = "debian"
+    password_wo         = var.ci_password
+    password_wo_version = 1
+  }
+}
+`)
+	logFile := filepath.Join(t.TempDir(), "terraform.log")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd, out := e.command(ctx, e.dir, "apply", "-auto-approve", "-input=false", "-no-color")
+	cmd.Env = append(cmd.Env, "TF_LOG=debug", "TF_LOG_PATH="+logFile, "TF_VAR_ci_password="+ciPassword)
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("apply: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(logFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(data)
+
+	var requests []string
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "PVE API request") {
+			requests = append(requests, line)
+		}
+	}
+	for _, want := range [][]string{
+		{"[DEBUG]", "method=POST", "path=/access/ticket", "status=200", "duration_ms="},
+		{"method=GET", "path=/cluster/resources", "status=200"},
+		{"method=POST", "path=/nodes/pve1/qemu", "status=200", "upid=UPID:pve1:"},
+		{"method=GET", "path=/nodes/pve1/tasks/UPID:pve1:"},
+	} {
+		if !containsLineWithAll(requests, want) {
+			t.Errorf("no request line with %q in the debug log; request lines:\n%s", want, strings.Join(requests, "\n"))
+		}
+	}
+	for name, secret := range map[string]*regexp.Regexp{
+		"password":            regexp.MustCompile(regexp.QuoteMeta(password)),
+		"cloud-init password": regexp.MustCompile(ciPassword),
+		"ticket":              regexp.MustCompile(`PVE:root@pam:[0-9A-F]{8}::`),
+		"CSRF token":          regexp.MustCompile(`\b[0-9A-F]{8}:[A-Za-z0-9+/]{30,}`),
+	} {
+		if loc := secret.FindStringIndex(log); loc != nil {
+			t.Errorf("the debug log holds the %s: ...%s...", name, log[max(0, loc[0]-80):loc[1]])
+		}
+	}
+}
+
+func containsLineWithAll(lines, parts []string) bool {
+	for _, line := range lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(line, p)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }

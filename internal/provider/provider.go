@@ -81,6 +81,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		return
 	}
 	settings.client.UserAgent = "terraform-provider-pve/" + p.version + " (+https://" + RegistryAddress + ")"
+	settings.client.Logger = fwutil.APILogger{}
 
 	client, err := pveapi.New(settings.client)
 	if err != nil {

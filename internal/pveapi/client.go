@@ -38,10 +38,13 @@ const (
 	apiPrefix = "/api2/json"
 )
 
-// Logger receives one debug line per request attempt. Fields never hold
-// secrets: they pass through the same redaction as error texts.
+// Logger receives one debug line per request (method, path, parameters,
+// status, duration, the task id when the answer starts a task, the error)
+// and one trace line per attempt. Fields never hold secrets: they pass
+// through the same redaction as error texts. ctx is the request's own.
 type Logger interface {
 	Debug(ctx context.Context, msg string, fields map[string]any)
+	Trace(ctx context.Context, msg string, fields map[string]any)
 }
 
 // Config configures a Client. Exactly one of APIToken or Username+Password
@@ -388,17 +391,14 @@ func (c *Client) Delete(ctx context.Context, path string, query url.Values, out 
 	return c.call(ctx, http.MethodDelete, path, query, out)
 }
 
-func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) error {
+func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) (err error) {
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("pve: API path %q must start with /", path)
 	}
-	if c.logger != nil {
-		c.logger.Debug(ctx, "PVE API request", map[string]any{
-			"method": method,
-			"path":   path,
-			"params": c.redactor.redactForm(params),
-		})
-	}
+	var res *rawResponse
+	defer c.logRequest(ctx, method, path, func() map[string]any {
+		return map[string]any{"params": c.redactor.redactForm(params)}
+	}, time.Now(), &res, &err)
 	// A 401 on a ticket request means PVE rejected the ticket before
 	// running the handler (auth is checked first, W3), so nothing was
 	// executed and one retry with a fresh ticket is safe for writes too.
@@ -407,7 +407,7 @@ func (c *Client) call(ctx context.Context, method, path string, params url.Value
 		if err != nil {
 			return err
 		}
-		res, err := c.roundTrip(ctx, method, path, params, creds)
+		res, err = c.roundTrip(ctx, method, path, params, creds)
 		if err != nil {
 			return err
 		}

@@ -169,5 +169,5 @@ func (t *attemptTransport) log(req *http.Request, attempt int, started time.Time
 	if err != nil {
 		fields["error"] = t.client.redactor.redact(err.Error())
 	}
-	t.client.logger.Debug(req.Context(), "PVE API attempt", fields)
+	t.client.logger.Trace(req.Context(), "PVE API attempt", fields)
 }
