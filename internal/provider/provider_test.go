@@ -1,7 +1,9 @@
 package provider_test
 
 import (
+	"context"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -105,4 +107,37 @@ func TestAccProvider_endpointCredentialsAreRedacted(t *testing.T) {
 			},
 		},
 	})
+}
+
+// A template never runs: its node text must not speak of a running guest
+// (copied from pve_vm it said "online when it runs").
+func TestTemplateNodeDescriptions(t *testing.T) {
+	t.Parallel()
+	server, err := providerserver.NewProtocol6WithError(provider.New("test")())()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for resourceType, want := range map[string]string{
+		"pve_vm_template":        "Node the VM template is on",
+		"pve_container_template": "Node the container template is on",
+		"pve_vm":                 "Node the VM runs on",
+		"pve_container":          "Node the container runs on",
+	} {
+		var node string
+		for _, attr := range resp.ResourceSchemas[resourceType].Block.Attributes {
+			if attr.Name == "node" {
+				node = attr.Description
+			}
+		}
+		if !strings.HasPrefix(node, want) {
+			t.Errorf("%s: node is described as %q, want it to start with %q", resourceType, node, want)
+		}
+		if strings.HasSuffix(resourceType, "_template") && (strings.Contains(node, "online") || strings.Contains(node, "shut down")) {
+			t.Errorf("%s: node speaks of a running guest: %q", resourceType, node)
+		}
+	}
 }
