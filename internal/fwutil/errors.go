@@ -56,6 +56,10 @@ func APIErrorDetail(err error) string {
 		}
 		fmt.Fprintf(&b, "\n\nAnother operation held %s for longer than PVE waits, through every retry. Wait for that operation to finish (see the node's task list) and run the command again.", holder)
 	}
+	if pveapi.IsRequestTimeout(err) {
+		b.WriteString("\n\nPVE did not answer in time (a read is tried again first). Check that the node and its pveproxy respond; " +
+			"if answers are merely slow, raise request_timeout in the provider block (or PVE_REQUEST_TIMEOUT).")
+	}
 	if lock, ok := pveapi.IsLocked(err); ok {
 		fmt.Fprintf(&b, "\n\nThe guest is locked (%s) by another operation. Wait for it to finish and run the command again.", lock)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -37,6 +38,8 @@ var envNames = map[string][]string{
 	"password":  {"PVE_PASSWORD", "PROXMOX_VE_PASSWORD"},
 	"ca_file":   {"PVE_CA_FILE", "PROXMOX_VE_CA_FILE"},
 	"insecure":  {"PVE_INSECURE", "PROXMOX_VE_INSECURE"},
+
+	"request_timeout": {"PVE_REQUEST_TIMEOUT"},
 }
 
 func providerSchema() schema.Schema {
@@ -78,6 +81,14 @@ func providerSchema() schema.Schema {
 			"tls_server_name": schema.StringAttribute{
 				MarkdownDescription: "Server name to verify the node's certificate against, when it differs from the endpoint's host.",
 				Optional:            true,
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "How long one API request may take, from sending it to the last byte of PVE's answer, as a duration such as `30s` or `2m`. " +
+					"Defaults to `" + pveapi.DefaultRequestTimeout.String() + "`, twice what PVE's own proxy waits for a node. A read that runs out of time is sent again with backoff, " +
+					"so a PVE that stops answering fails a plan with an error naming the request instead of hanging; a change is never sent twice, " +
+					"and an answer to it that does not come in time is treated as lost (the provider looks at what PVE did). An upload's time counts from when the file is sent. " +
+					"Environment: `PVE_REQUEST_TIMEOUT`.",
+				Optional: true,
 			},
 			"vmid_range": schema.SingleNestedAttribute{
 				MarkdownDescription: "Where the provider allocates VMIDs for guests that do not set one. Without it, PVE's next free id is used.",
@@ -134,6 +145,14 @@ func resolveSettings(ctx context.Context, m providerModel, getenv func(string) s
 	s.client.Password = str("password", m.Password)
 	s.client.CAFile = str("ca_file", m.CAFile)
 	s.client.TLSServerName = str("tls_server_name", m.TLSServerName)
+	if raw := str("request_timeout", m.RequestTimeout); raw != "" {
+		timeout, err := time.ParseDuration(strings.TrimSpace(raw))
+		if err != nil || timeout <= 0 {
+			diags.AddAttributeError(path.Root("request_timeout"), "Invalid Request Timeout",
+				fmt.Sprintf("request_timeout must be a positive duration such as \"30s\" or \"2m\", got %q.", raw))
+		}
+		s.client.RequestTimeout = timeout
+	}
 
 	switch {
 	case m.Insecure.IsUnknown():

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -11,14 +12,15 @@ import (
 
 func nullModel() providerModel {
 	return providerModel{
-		Endpoint:      types.StringNull(),
-		APIToken:      types.StringNull(),
-		Username:      types.StringNull(),
-		Password:      types.StringNull(),
-		CAFile:        types.StringNull(),
-		Insecure:      types.BoolNull(),
-		TLSServerName: types.StringNull(),
-		VMIDRange:     types.ObjectNull(vmidRangeAttrTypes),
+		Endpoint:       types.StringNull(),
+		APIToken:       types.StringNull(),
+		Username:       types.StringNull(),
+		Password:       types.StringNull(),
+		CAFile:         types.StringNull(),
+		Insecure:       types.BoolNull(),
+		TLSServerName:  types.StringNull(),
+		RequestTimeout: types.StringNull(),
+		VMIDRange:      types.ObjectNull(vmidRangeAttrTypes),
 	}
 }
 
@@ -140,6 +142,49 @@ func TestResolveSettings(t *testing.T) {
 			},
 			env:     map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token},
 			wantErr: "vmid_range.min (6000) is greater than vmid_range.max (5999)",
+		},
+		{
+			name: "request timeout from configuration",
+			model: func(m *providerModel) {
+				m.RequestTimeout = types.StringValue("90s")
+			},
+			env: map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token, "PVE_REQUEST_TIMEOUT": "5m"},
+			check: func(t *testing.T, s settings) {
+				if s.client.RequestTimeout != 90*time.Second {
+					t.Fatalf("got %s", s.client.RequestTimeout)
+				}
+			},
+		},
+		{
+			name: "request timeout from the environment",
+			env:  map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token, "PVE_REQUEST_TIMEOUT": "2m"},
+			check: func(t *testing.T, s settings) {
+				if s.client.RequestTimeout != 2*time.Minute {
+					t.Fatalf("got %s", s.client.RequestTimeout)
+				}
+			},
+		},
+		{
+			name: "request timeout left out keeps the client's default",
+			env:  map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token},
+			check: func(t *testing.T, s settings) {
+				if s.client.RequestTimeout != 0 {
+					t.Fatalf("got %s", s.client.RequestTimeout)
+				}
+			},
+		},
+		{
+			name:    "request timeout that is no duration",
+			env:     map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token, "PVE_REQUEST_TIMEOUT": "60"},
+			wantErr: `request_timeout must be a positive duration such as "30s" or "2m", got "60"`,
+		},
+		{
+			name: "request timeout of zero",
+			model: func(m *providerModel) {
+				m.RequestTimeout = types.StringValue("0s")
+			},
+			env:     map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token},
+			wantErr: "Invalid Request Timeout",
 		},
 		{
 			name: "unknown endpoint",

@@ -43,14 +43,15 @@ func NewWithEnv(version string, getenv func(string) string) func() provider.Prov
 }
 
 type providerModel struct {
-	Endpoint      types.String `tfsdk:"endpoint"`
-	APIToken      types.String `tfsdk:"api_token"`
-	Username      types.String `tfsdk:"username"`
-	Password      types.String `tfsdk:"password"`
-	CAFile        types.String `tfsdk:"ca_file"`
-	Insecure      types.Bool   `tfsdk:"insecure"`
-	TLSServerName types.String `tfsdk:"tls_server_name"`
-	VMIDRange     types.Object `tfsdk:"vmid_range"`
+	Endpoint       types.String `tfsdk:"endpoint"`
+	APIToken       types.String `tfsdk:"api_token"`
+	Username       types.String `tfsdk:"username"`
+	Password       types.String `tfsdk:"password"`
+	CAFile         types.String `tfsdk:"ca_file"`
+	Insecure       types.Bool   `tfsdk:"insecure"`
+	TLSServerName  types.String `tfsdk:"tls_server_name"`
+	RequestTimeout types.String `tfsdk:"request_timeout"`
+	VMIDRange      types.Object `tfsdk:"vmid_range"`
 }
 
 type vmidRangeModel struct {
@@ -80,6 +81,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		return
 	}
 	settings.client.UserAgent = "terraform-provider-pve/" + p.version + " (+https://" + RegistryAddress + ")"
+	settings.client.Logger = fwutil.APILogger{}
 
 	client, err := pveapi.New(settings.client)
 	if err != nil {

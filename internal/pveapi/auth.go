@@ -207,11 +207,15 @@ func (a *ticketAuth) invalidate(value string) {
 // login always uses the password rather than renewing with the old ticket:
 // the password is at hand, and it also recovers when the old ticket was
 // revoked.
-func (a *ticketAuth) login(ctx context.Context) (*ticket, error) {
+func (a *ticketAuth) login(ctx context.Context) (_ *ticket, err error) {
 	const path = "/access/ticket"
 	obtained := a.client.now()
 	form := url.Values{"username": {a.username}, "password": {a.password}}
-	res, err := a.client.roundTrip(ctx, http.MethodPost, path, form, credentials{})
+	var res *rawResponse
+	defer a.client.logRequest(ctx, http.MethodPost, path, func() map[string]any {
+		return map[string]any{"params": a.client.redactor.redactForm(form)}
+	}, time.Now(), &res, &err)
+	res, err = a.client.roundTrip(ctx, http.MethodPost, path, form, credentials{})
 	if err != nil {
 		return nil, err
 	}

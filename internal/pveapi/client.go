@@ -27,15 +27,24 @@ const (
 	DefaultRetryWaitMax     = 5 * time.Second
 	DefaultRetryMax         = 5
 	DefaultTaskPollInterval = 500 * time.Millisecond
-	DefaultUserAgent        = "terraform-provider-pve"
+	// DefaultRequestTimeout bounds one attempt of a request, answer body
+	// included. pveproxy gives up on a request it forwards to pvedaemon or
+	// to another node after 30 seconds without data (pve-http-server,
+	// PVE/APIServer/AnyEvent.pm, proxy_request: http_request timeout => 30)
+	// and answers 596, so a healthy PVE has answered long before this.
+	DefaultRequestTimeout = 60 * time.Second
+	DefaultUserAgent      = "terraform-provider-pve"
 
 	apiPrefix = "/api2/json"
 )
 
-// Logger receives one debug line per request attempt. Fields never hold
-// secrets: they pass through the same redaction as error texts.
+// Logger receives one debug line per request (method, path, parameters,
+// status, duration, the task id when the answer starts a task, the error)
+// and one trace line per attempt. Fields never hold secrets: they pass
+// through the same redaction as error texts. ctx is the request's own.
 type Logger interface {
 	Debug(ctx context.Context, msg string, fields map[string]any)
+	Trace(ctx context.Context, msg string, fields map[string]any)
 }
 
 // Config configures a Client. Exactly one of APIToken or Username+Password
@@ -61,6 +70,13 @@ type Config struct {
 
 	TaskPollInterval time.Duration // default 500ms
 
+	// RequestTimeout bounds each attempt of a request, from sending it to
+	// the last byte of the answer (for an upload: from the last byte sent).
+	// A read that runs out of time is retried like a broken connection; a
+	// write is not, as it may have reached PVE. Default 60s, negative
+	// means no bound.
+	RequestTimeout time.Duration
+
 	// Now is the clock used for ticket age; default time.Now.
 	Now func() time.Time
 }
@@ -73,7 +89,7 @@ func (c Config) String() string {
 			parts = append(parts, k+"="+v)
 		}
 	}
-	add("Endpoint", c.Endpoint)
+	add("Endpoint", redactEndpoint(c.Endpoint))
 	if c.APIToken != "" {
 		add("APIToken", maskToken(c.APIToken))
 	}
@@ -108,6 +124,7 @@ type Client struct {
 	retryWaitMax time.Duration
 	retryMax     int
 	pollInterval time.Duration
+	timeout      time.Duration // per attempt; 0 means none
 	now          func() time.Time
 	vmids        vmidReservations // ids handed out by AllocateVMID (vmid.go)
 }
@@ -129,6 +146,7 @@ func New(cfg Config) (*Client, error) {
 		retryWaitMax: cfg.RetryWaitMax,
 		retryMax:     cfg.RetryMax,
 		pollInterval: cfg.TaskPollInterval,
+		timeout:      cfg.RequestTimeout,
 		now:          cfg.Now,
 	}
 	if c.userAgent == "" {
@@ -151,6 +169,12 @@ func New(cfg Config) (*Client, error) {
 	}
 	if c.pollInterval <= 0 {
 		c.pollInterval = DefaultTaskPollInterval
+	}
+	switch {
+	case c.timeout == 0:
+		c.timeout = DefaultRequestTimeout
+	case c.timeout < 0:
+		c.timeout = 0
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -190,6 +214,13 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	if raw == "" {
 		return nil, fmt.Errorf("pve endpoint is empty; %s", want)
 	}
+	// A valid endpoint never holds an '@' (no user information, no path
+	// beyond /api2/json). Checking before parsing keeps credentials out of
+	// every message: a password with '/', '#', '%' or '?' breaks the parse,
+	// and the parser's own error quotes the whole string.
+	if strings.Contains(raw, "@") {
+		return nil, fmt.Errorf("pve endpoint %q must not contain user information (set credentials separately); %s", redactEndpoint(raw), want)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("pve endpoint %q is not a URL (%w); %s", raw, err, want)
@@ -207,9 +238,6 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	}
 	if u.Opaque != "" || u.Host == "" || u.Hostname() == "" {
 		return nil, fmt.Errorf("pve endpoint %q has no host; %s", raw, want)
-	}
-	if u.User != nil {
-		return nil, fmt.Errorf("pve endpoint %q must not contain user information (set credentials separately); %s", redactUserinfo(u), want)
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		return nil, fmt.Errorf("pve endpoint %q must not have a query; %s", raw, want)
@@ -231,10 +259,19 @@ func ParseEndpoint(s string) (*url.URL, error) {
 	return &url.URL{Scheme: u.Scheme, Host: net.JoinHostPort(u.Hostname(), port)}, nil
 }
 
-func redactUserinfo(u *url.URL) string {
-	clean := *u
-	clean.User = url.User(redactedMark)
-	return clean.String()
+// redactEndpoint hides what may be credentials in an endpoint as typed:
+// everything between the scheme and the last '@'. It works on the raw
+// text, since an endpoint holding a password may not parse as a URL.
+func redactEndpoint(raw string) string {
+	at := strings.LastIndex(raw, "@")
+	if at < 0 {
+		return raw
+	}
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 && i < at {
+		start = i + len("://")
+	}
+	return raw[:start] + redactedMark + raw[at:]
 }
 
 func isLoopbackHost(host string) bool {
@@ -281,7 +318,8 @@ func buildHTTPClient(cfg Config, c *Client) (*http.Client, error) {
 		ForceAttemptHTTP2: false,
 		TLSNextProto:      map[string]func(string, *tls.Conn) http.RoundTripper{},
 	}
-	// No client-wide timeout: every call is bounded by its context.
+	// No client-wide timeout: every attempt is bounded by attemptTransport
+	// (RequestTimeout) and every call by its context.
 	return &http.Client{
 		Transport:     &attemptTransport{next: transport, client: c},
 		CheckRedirect: refuseRedirect,
@@ -353,17 +391,14 @@ func (c *Client) Delete(ctx context.Context, path string, query url.Values, out 
 	return c.call(ctx, http.MethodDelete, path, query, out)
 }
 
-func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) error {
+func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) (err error) {
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("pve: API path %q must start with /", path)
 	}
-	if c.logger != nil {
-		c.logger.Debug(ctx, "PVE API request", map[string]any{
-			"method": method,
-			"path":   path,
-			"params": c.redactor.redactForm(params),
-		})
-	}
+	var res *rawResponse
+	defer c.logRequest(ctx, method, path, func() map[string]any {
+		return map[string]any{"params": c.redactor.redactForm(params)}
+	}, time.Now(), &res, &err)
 	// A 401 on a ticket request means PVE rejected the ticket before
 	// running the handler (auth is checked first, W3), so nothing was
 	// executed and one retry with a fresh ticket is safe for writes too.
@@ -372,7 +407,7 @@ func (c *Client) call(ctx context.Context, method, path string, params url.Value
 		if err != nil {
 			return err
 		}
-		res, err := c.roundTrip(ctx, method, path, params, creds)
+		res, err = c.roundTrip(ctx, method, path, params, creds)
 		if err != nil {
 			return err
 		}

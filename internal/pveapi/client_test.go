@@ -84,6 +84,40 @@ func TestParseEndpoint(t *testing.T) {
 	}
 }
 
+// An endpoint with credentials that do not parse as a URL (a password with
+// '/', '%', '#', '?' or a space) is refused without quoting the password.
+func TestParseEndpointNeverEchoesCredentials(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, secret, shown string }{
+		{"https://root@pam:s3cr%zzet@pve.example.com:8006", "s3cr%zzet", "https://REDACTED@pve.example.com:8006"},
+		{"https://root@pam:pa/ss-word@pve.example.com", "pa/ss-word", "https://REDACTED@pve.example.com"},
+		{"https://root@pam:pass#word@pve.example.com", "pass#word", "https://REDACTED@pve.example.com"},
+		{"https://root@pam:pass?word@pve", "pass?word", "https://REDACTED@pve"},
+		{"https://root@pam:pass word@pve", "pass word", "https://REDACTED@pve"},
+		{"http://root@pam:plain-secret@10.0.0.5", "plain-secret", "http://REDACTED@10.0.0.5"},
+		{"ftp://admin:ftp-secret@pve", "ftp-secret", "ftp://REDACTED@pve"},
+		{"root@pam:no-scheme-secret@pve:8006", "no-scheme-secret", "REDACTED@pve:8006"},
+	} {
+		_, err := ParseEndpoint(tc.in)
+		if err == nil {
+			t.Errorf("ParseEndpoint(%q) accepted", tc.in)
+			continue
+		}
+		msg := err.Error()
+		for _, part := range []string{tc.secret, "root@pam", "admin"} {
+			if strings.Contains(msg, part) {
+				t.Errorf("ParseEndpoint error shows %q: %s", part, msg)
+			}
+		}
+		if !strings.Contains(msg, tc.shown) || !strings.Contains(msg, "user information") {
+			t.Errorf("ParseEndpoint(%q) error should show %q and say why: %s", tc.in, tc.shown, msg)
+		}
+		if s := fmt.Sprint(Config{Endpoint: tc.in}); strings.Contains(s, tc.secret) {
+			t.Errorf("Config.String shows the password: %s", s)
+		}
+	}
+}
+
 func TestNewValidatesConfig(t *testing.T) {
 	t.Parallel()
 	base := Config{Endpoint: "https://pve.example.com"}

@@ -129,9 +129,17 @@ type capturedLog struct {
 }
 
 func (l *capturedLog) Debug(_ context.Context, msg string, fields map[string]any) {
+	l.add("DEBUG", msg, fields)
+}
+
+func (l *capturedLog) Trace(_ context.Context, msg string, fields map[string]any) {
+	l.add("TRACE", msg, fields)
+}
+
+func (l *capturedLog) add(level, msg string, fields map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.lines = append(l.lines, fmt.Sprintf("%s %v", msg, fields))
+	l.lines = append(l.lines, fmt.Sprintf("%s %s %v", level, msg, fields))
 }
 
 func (l *capturedLog) all() string {

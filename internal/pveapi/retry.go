@@ -128,12 +128,16 @@ type attemptTransport struct {
 
 func (t *attemptTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	var wrote atomic.Bool
-	trace := &httptrace.ClientTrace{WroteHeaders: func() { wrote.Store(true) }}
-	traced := req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
+	deadline, ctx := newAttemptDeadline(req.Context(), t.client.timeout)
+	trace := &httptrace.ClientTrace{
+		WroteHeaders: func() { wrote.Store(true) },
+		WroteRequest: func(httptrace.WroteRequestInfo) { deadline.bodySent() },
+	}
+	traced := req.WithContext(httptrace.WithClientTrace(ctx, trace))
 	attempt := nextAttempt(req.Context())
 	started := time.Now()
 
-	resp, err := t.next.RoundTrip(traced)
+	resp, err := deadline.bound(t.next.RoundTrip(traced))
 	if err != nil && !wrote.Load() {
 		err = &notSentError{err: err}
 	}
@@ -165,5 +169,5 @@ func (t *attemptTransport) log(req *http.Request, attempt int, started time.Time
 	if err != nil {
 		fields["error"] = t.client.redactor.redact(err.Error())
 	}
-	t.client.logger.Debug(req.Context(), "PVE API attempt", fields)
+	t.client.logger.Trace(req.Context(), "PVE API attempt", fields)
 }

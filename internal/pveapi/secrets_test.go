@@ -170,3 +170,53 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("redactForm = %q", masked)
 	}
 }
+
+// Each request is one debug line with its method, path, status, duration
+// and, when it starts a task, the task's UPID; each attempt is a trace
+// line. Ticket login included, no secret reaches either.
+func TestRequestLogNamesEachRequest(t *testing.T) {
+	t.Parallel()
+	const upid = "UPID:pve1:0000A1B2:00C3D4E5:6789ABCD:qmcreate:100:root@pam:"
+	p := newTicketPVE(t)
+	p.handle("POST /nodes/{node}/qemu", func(w http.ResponseWriter, _ *http.Request) { writeData(w, upid) })
+	p.handle("GET /nodes/{node}/qemu/{vmid}/config", func(w http.ResponseWriter, _ *http.Request) {
+		writePVEError(w, 500, "Configuration file 'nodes/pve1/qemu-server/101.conf' does not exist")
+	})
+	log := &capturedLog{}
+	c := p.passwordClient(func(cfg *Config) { cfg.Logger = log })
+	ctx := context.Background()
+	if err := c.Post(ctx, "/nodes/pve1/qemu", url.Values{"vmid": {"100"}, "cipassword": {"cloud-init-secret"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, "/nodes/pve1/qemu/101/config", nil, nil); err == nil {
+		t.Fatal("want an error")
+	}
+
+	var requests, attempts []string
+	for _, line := range log.lines {
+		switch {
+		case strings.HasPrefix(line, "DEBUG PVE API request "):
+			requests = append(requests, line)
+		case strings.HasPrefix(line, "TRACE PVE API attempt "):
+			attempts = append(attempts, line)
+		}
+	}
+	if len(requests) != 3 || len(attempts) != 3 {
+		t.Fatalf("want a login and two requests, each with one attempt:\n%s", log.all())
+	}
+	for i, want := range [][]string{
+		{"method:POST", "path:/access/ticket", "status:200", "password=" + redactedMark, "duration_ms:"},
+		{"method:POST", "path:/nodes/pve1/qemu", "status:200", "upid:" + upid, "cipassword=" + redactedMark, "vmid=100", "duration_ms:"},
+		{"method:GET", "path:/nodes/pve1/qemu/101/config", "status:500", "error:", "101.conf' does not exist", "duration_ms:"},
+	} {
+		for _, part := range want {
+			if !strings.Contains(requests[i], part) {
+				t.Errorf("request line %d lacks %q: %s", i, part, requests[i])
+			}
+		}
+	}
+	if strings.Contains(requests[2], "upid:") {
+		t.Errorf("an answer that starts no task names none: %s", requests[2])
+	}
+	assertNoSecret(t, "log", log.all(), testPassword, "cloud-init-secret")
+}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
@@ -236,12 +237,11 @@ func (l *lazyBody) Close() error {
 // postStream is Post for a streamed body: the same auth, retry policy
 // (W13: a write is resent only when it provably never left) and error
 // handling, with a body re-opened for each attempt.
-func (c *Client) postStream(ctx context.Context, path string, body streamBody, out any) error {
-	if c.logger != nil {
-		c.logger.Debug(ctx, "PVE API request", map[string]any{
-			"method": http.MethodPost, "path": path, "body_bytes": body.length,
-		})
-	}
+func (c *Client) postStream(ctx context.Context, path string, body streamBody, out any) (err error) {
+	var res *rawResponse
+	defer c.logRequest(ctx, http.MethodPost, path, func() map[string]any {
+		return map[string]any{"body_bytes": body.length}
+	}, time.Now(), &res, &err)
 	// As in call: a 401 on a ticket means PVE refused the ticket before
 	// reading anything, so one retry with a fresh ticket is safe.
 	for reloggedIn := false; ; reloggedIn = true {
@@ -250,7 +250,7 @@ func (c *Client) postStream(ctx context.Context, path string, body streamBody, o
 			return err
 		}
 		reader := retryablehttp.ReaderFunc(func() (io.Reader, error) { return &lazyBody{open: body.open}, nil })
-		req, err := retryablehttp.NewRequestWithContext(withAttemptCounter(ctx), http.MethodPost, c.apiRoot+path, reader)
+		req, err := retryablehttp.NewRequestWithContext(withStreamedBody(withAttemptCounter(ctx)), http.MethodPost, c.apiRoot+path, reader)
 		if err != nil {
 			return c.transportError(http.MethodPost, path, err)
 		}
@@ -261,7 +261,7 @@ func (c *Client) postStream(ctx context.Context, path string, body streamBody, o
 		req.Header.Set("User-Agent", c.userAgent)
 		req.Header.Set("Content-Type", body.contentType)
 		creds.apply(req.Request, http.MethodPost)
-		res, err := c.send(req, http.MethodPost, path)
+		res, err = c.send(req, http.MethodPost, path)
 		if err != nil {
 			return err
 		}

@@ -46,6 +46,11 @@ const (
 	// undoes what the request had set up (hooks_tasks.go). Requests that
 	// start no task pass, so Rate is the share of matching tasks that fail.
 	FaultTaskFail
+	// FaultStall answers 200 with headers announcing a body, sends the
+	// first bytes of it, then sends nothing more until the client hangs
+	// up: a proxy or a network that stalls in the middle of an answer.
+	// Test machinery, not a PVE behaviour; the request does not run.
+	FaultStall
 )
 
 // Fault describes an injected failure. A request matches when its method
@@ -76,7 +81,7 @@ type faultRule struct {
 // first that fires wins.
 func (s *Sim) InjectFault(f Fault) error {
 	switch f.Action {
-	case FaultRespond, FaultDropBefore, FaultDropAfter, FaultLockTimeout, FaultTaskFail:
+	case FaultRespond, FaultDropBefore, FaultDropAfter, FaultLockTimeout, FaultTaskFail, FaultStall:
 	default:
 		return fmt.Errorf("fault: unknown action %d", f.Action)
 	}

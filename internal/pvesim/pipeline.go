@@ -76,6 +76,10 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 			rec.Dropped = true
 			dropConnection(w, r)
 			return
+		case FaultStall:
+			rec.Status = http.StatusOK
+			stallAnswer(w, r)
+			return
 		case FaultRespond:
 			rep := errorReply(&apiError{status: fault.Status, message: fault.Message + "\n"})
 			rec.Status = rep.status

@@ -168,6 +168,21 @@ func dropConnection(w http.ResponseWriter, r *http.Request) {
 	panic(http.ErrAbortHandler)
 }
 
+// stallAnswer is FaultStall: headers and the start of a body, then
+// silence until the client or the server closes the connection.
+func stallAnswer(w http.ResponseWriter, r *http.Request) {
+	drainBody(r)
+	const begun = `{"data":`
+	w.Header().Set("Content-Type", jsonContentType)
+	w.Header().Set("Content-Length", strconv.Itoa(len(begun)+64))
+	w.WriteHeader(http.StatusOK)
+	_, _ = io.WriteString(w, begun)
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+	<-r.Context().Done()
+}
+
 // drainBody reads what is left of a request body (bounded), so closing the
 // connection does not reset it under a client still writing.
 func drainBody(r *http.Request) {

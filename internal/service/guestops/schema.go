@@ -115,13 +115,26 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 	}
 }
 
-// NodeDescription says what changing a guest's node does.
+// NodeDescription says what changing a guest's node does. A template
+// never runs, so PVE migrates it offline, copying its volumes on
+// node-local storage, and refuses to move a VM template's local base
+// volumes while linked clones use them (qemu-server, PVE/QemuMigrate.pm,
+// scan_local_volumes: "referenced by linked clone(s)").
 func NodeDescription(kind Kind) string {
-	if kind.Type == Container.Type {
+	switch {
+	case kind.Template && kind.Type == Container.Type:
+		return "Node the container template is on. Changing it migrates the template; it never runs, so the migration is offline " +
+			"and copies its volumes on node-local storage to the new node. It never replaces the template."
+	case kind.Template:
+		return "Node the VM template is on. Changing it migrates the template; it never runs, so the migration is offline " +
+			"and copies its disks on node-local storage to the new node, which PVE refuses while linked clones use them. " +
+			"It never replaces the template."
+	case kind.Type == Container.Type:
 		return "Node the container runs on. Changing it migrates the container (a running one is shut down, moved and started again: " +
 			"PVE has no live migration for containers); it never replaces it."
+	default:
+		return "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it."
 	}
-	return "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it."
 }
 
 func protectionDescription(kind Kind) string {

@@ -84,6 +84,11 @@ func (t *TemplateResource) Metadata(_ context.Context, req resource.MetadataRequ
 
 func (t *TemplateResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = t.Narrow(t.guestSchema(ctx))
+	// The guest's text speaks of a guest that runs; a template never does.
+	if node, ok := resp.Schema.Attributes["node"].(schema.StringAttribute); ok {
+		node.MarkdownDescription = NodeDescription(t.Kind)
+		resp.Schema.Attributes["node"] = node
+	}
 }
 
 // KindUser is a guest resource whose messages can name the template kind

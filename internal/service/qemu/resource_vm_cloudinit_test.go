@@ -513,4 +513,8 @@ func TestAccVM_cloudInitSecretsStayOutOfStateAndLogs(t *testing.T) {
 	if scanned < 1000 || !bytes.Contains(data, []byte("sdk.framework")) {
 		t.Fatalf("the trace log has %d lines and no provider lines: the scan proves nothing", scanned)
 	}
+	// The provider's own request log is part of what was scanned.
+	if !bytes.Contains(data, []byte("PVE API request")) || !bytes.Contains(data, []byte("PVE API attempt")) {
+		t.Error("the trace log shows no PVE API requests")
+	}
 }
