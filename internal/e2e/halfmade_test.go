@@ -67,10 +67,13 @@ func TestHalfMade_createOutlivingTimeoutIsTakenUp(t *testing.T) {
 // up the one the first is still creating.
 func TestHalfMade_concurrentAppliesNeverShareAGuest(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{sim: pvesim.Options{Seed: 22, TaskDuration: 1500 * time.Millisecond}})
+	e := newEnv(t, envOptions{sim: pvesim.Options{Seed: 22, TaskDuration: 3 * time.Second}})
 	other := e.workdir("other")
-	e.write(e.dir, oneVM("twin", 1, "2m"))
-	e.write(other, oneVM("twin", 1, "2m"))
+	// Started: the first apply's VM keeps its marker, unlocked, while
+	// its start task runs.
+	config := strings.Replace(oneVM("twin", 1, "2m"), "started = false", "started = true", 1)
+	e.write(e.dir, config)
+	e.write(other, config)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	first, firstOut := e.command(ctx, e.dir, "apply", "-auto-approve", "-input=false", "-no-color")

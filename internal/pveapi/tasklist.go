@@ -13,8 +13,19 @@ type ActiveTask struct {
 	Type string `json:"type"`
 	// ID is the task's object, a VMID for guest tasks.
 	ID string `json:"id"`
-	// User started the task: USER@REALM, or USER@REALM!TOKENID for a token.
-	User string `json:"user"`
+	// User started the task, USER@REALM; TokenID names the user's API
+	// token when one did.
+	User    string `json:"user"`
+	TokenID string `json:"tokenid"`
+}
+
+// Principal is who started the task as Client.Principal names it:
+// USER@REALM, or USER@REALM!TOKENID.
+func (t ActiveTask) Principal() string {
+	if t.TokenID == "" {
+		return t.User
+	}
+	return t.User + "!" + t.TokenID
 }
 
 // ActiveTasks lists the tasks running on node for the guest vmid.

@@ -51,6 +51,13 @@ const (
 	// up: a proxy or a network that stalls in the middle of an answer.
 	// Test machinery, not a PVE behaviour; the request does not run.
 	FaultStall
+	// FaultRespondAfter runs the request, then answers with Status and
+	// Message instead of its answer: what a client sees when pveproxy
+	// forwarded the request to the guest's node and lost the answer.
+	// pve-http-server's AnyEvent.pm proxy_request passes on the status of
+	// AnyEvent::HTTP's http_request (timeout 30 s), which reports 596 for
+	// errors while sending the request or waiting for the answer's headers.
+	FaultRespondAfter
 )
 
 // Fault describes an injected failure. A request matches when its method
@@ -66,8 +73,8 @@ type Fault struct {
 	Method  string
 	Path    string
 	Action  FaultAction
-	Status  int    // FaultRespond: HTTP status, default 500
-	Message string // FaultRespond: the error text; FaultTaskFail: the task's, default "interrupted by signal"
+	Status  int    // FaultRespond, FaultRespondAfter: HTTP status, default 500
+	Message string // FaultRespond, FaultRespondAfter: the error text; FaultTaskFail: the task's, default "interrupted by signal"
 	Rate    float64
 	Count   int
 }
@@ -81,17 +88,18 @@ type faultRule struct {
 // first that fires wins.
 func (s *Sim) InjectFault(f Fault) error {
 	switch f.Action {
-	case FaultRespond, FaultDropBefore, FaultDropAfter, FaultLockTimeout, FaultTaskFail, FaultStall:
+	case FaultRespond, FaultDropBefore, FaultDropAfter, FaultLockTimeout, FaultTaskFail, FaultStall, FaultRespondAfter:
 	default:
 		return fmt.Errorf("fault: unknown action %d", f.Action)
 	}
 	if f.Rate < 0 || f.Rate > 1 {
 		return fmt.Errorf("fault: rate %v out of range 0..1", f.Rate)
 	}
-	if f.Action == FaultRespond && f.Status == 0 {
+	responds := f.Action == FaultRespond || f.Action == FaultRespondAfter
+	if responds && f.Status == 0 {
 		f.Status = http.StatusInternalServerError
 	}
-	if f.Action == FaultRespond && f.Message == "" {
+	if responds && f.Message == "" {
 		f.Message = http.StatusText(f.Status)
 	}
 	if f.Action == FaultTaskFail && f.Message == "" {

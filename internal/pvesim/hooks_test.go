@@ -50,6 +50,21 @@ func TestFaultRespond(t *testing.T) {
 	}
 }
 
+// A request pveproxy forwarded runs; its answer is lost and the client sees
+// the proxy status instead.
+func TestFaultRespondAfter(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	if err := e.sim.InjectFault(Fault{Method: "POST", Path: "/pools", Action: FaultRespondAfter, Status: 596,
+		Message: "Connection timed out", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, http.MethodPost, "/pools", form("poolid", "p1")).wantStatus(t, 596, "Connection timed out")
+	if _, ok := e.sim.Pool("p1"); !ok {
+		t.Fatal("the request did not run")
+	}
+}
+
 func TestFaultDropBefore(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

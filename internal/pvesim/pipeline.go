@@ -95,6 +95,9 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 		dropConnection(w, r)
 		return
 	}
+	if fault != nil && fault.Action == FaultRespondAfter {
+		rep = errorReply(&apiError{status: fault.Status, message: fault.Message + "\n"})
+	}
 	if rep.status == http.StatusUnauthorized && s.opts.AuthFailureDelay > 0 {
 		sleepCtx(r, s.opts.AuthFailureDelay)
 	}

@@ -116,7 +116,7 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 		}
 		var transportErr *pveapi.TransportError
 		switch {
-		case errors.As(err, &transportErr) && !transportErr.NotSent, answerLost && pveapi.IsAlreadyExists(err):
+		case errors.As(err, &transportErr) && !transportErr.NotSent, answerLost && pveapi.IsAlreadyExists(err), proxyLostAnswer(err):
 			adopted, found, inspectErr := a.inspectCreate(ctx, req, vmid)
 			if inspectErr != nil {
 				diags.AddError(summary, fmt.Sprintf(
@@ -172,6 +172,24 @@ func (a API) Create(ctx context.Context, req CreateRequest, diags *diag.Diagnost
 	diags.AddError(summary, fmt.Sprintf(
 		"Gave up after %d attempts: every VMID tried was taken by another creator first. Run apply again.", maxCreateAttempts))
 	return Created{}, false
+}
+
+// proxyLostAnswer tells a proxy status that may hide an executed request:
+// pveproxy forwards a request for another node with AnyEvent::HTTP
+// (pve-http-server, APIServer/AnyEvent.pm proxy_request), whose 596 means
+// the connection broke while the request was sent or its answer awaited,
+// 597 while the body was read, 599 anything else; 595 (no connection)
+// means it was never forwarded.
+func proxyLostAnswer(err error) bool {
+	var apiErr *pveapi.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	switch apiErr.StatusCode {
+	case 596, 597, 599:
+		return true
+	}
+	return false
 }
 
 // adoptConfigured takes up the guest at a configured VMID when it is a

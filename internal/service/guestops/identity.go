@@ -119,6 +119,21 @@ func (id Identity) describe() string {
 	return strings.Join(parts, ", ")
 }
 
+// IdentityNote is what a guest resource's documentation says about its
+// identity and half-made guests.
+func IdentityNote(kind Kind) string {
+	facts := "its creation time (`meta` ctime) and SMBIOS UUID"
+	if kind.Type == pveapi.GuestTypeLXC {
+		facts = "the MAC addresses of its network devices (PVE keeps no creation time or UUID for a container; without network devices nothing can be compared)"
+	}
+	return fmt.Sprintf("The provider recognises its %[1]s by what PVE generated for it at creation, %[2]s, recorded in private state "+
+		"at create, import and the first refresh. When the %[1]s at the VMID is another guest (yours was deleted outside Terraform "+
+		"and PVE gave the VMID to a new one), the refresh drops the resource from state with a warning and the plan creates a new %[1]s: "+
+		"the other guest is never changed or destroyed. A create whose apply is killed, loses PVE's answer or outlives its create timeout "+
+		"is not destroyed: a marker in its description lets the next apply take the half-made %[1]s up (never one a concurrent apply is still creating). "+
+		"See the guide \"Guest identity and interrupted applies\" for restores, clones and the cases that cannot be recognised.", kind.Noun, facts)
+}
+
 // PrivateGetter is the part of a request's private state a refresh reads.
 type PrivateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)

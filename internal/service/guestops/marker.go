@@ -299,7 +299,7 @@ func (a API) ownTaskRuns(ctx context.Context, node string, vmid int) bool {
 		return false
 	}
 	for _, t := range tasks {
-		if t.User == a.Client.Principal() {
+		if t.Principal() == a.Client.Principal() {
 			return true
 		}
 	}

@@ -59,8 +59,9 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 		},
 		"description": schema.StringAttribute{
 			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included. " +
-				"While the provider creates or clones a guest it appends a line `terraform-provider-pve: creating ..., not finished` (`cloning from ...` for a clone), " +
-				"by which an interrupted apply recognises its own half-made guest instead of making a second one; the line is removed when the guest is complete.",
+				"While the provider creates or clones a guest it appends a line `terraform-provider-pve: creating NAME (by HOST pid PID run ID until TIME, config DIGEST), not finished` " +
+				"(`cloning from ...` for a clone), by which a later apply recognises its own half-made guest instead of making a second one, " +
+				"once the apply that wrote it is gone; the line is removed when the guest is complete.",
 			Optional:   true,
 			Validators: []validator.String{stringvalidator.LengthBetween(1, 8192)},
 		},

@@ -36,6 +36,7 @@ func (r *containerResource) Metadata(_ context.Context, req resource.MetadataReq
 
 func (r *containerResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = containerSchema(ctx)
+	resp.Schema.MarkdownDescription += " " + guestops.IdentityNote(guestops.Container)
 }
 
 func (r *containerResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 // strangerAt makes, outside Terraform, a VM named name at vmid on node: what
@@ -159,5 +160,29 @@ func TestAccVM_importRecordsIdentity(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)VMID Already In Use.*VMID\s+9320\s+is\s+taken`),
 			},
 		},
+	})
+}
+
+// W11: another user's guest being created on the same node (nameless,
+// locked for creation, no task of this provider's token on it) is none of
+// this create's business: the named create neither waits for it until its
+// timeout nor fails on its lock.
+func TestAccVM_foreignCreateInProgressDoesNotBlockW11(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	vm := newVMRef(tg)
+	if err := sim.AddGuest(pvesim.Guest{VMID: 990, Node: "pve1", Type: pvesim.QEMU, Status: "stopped",
+		Config: map[string]string{"lock": "create"}}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sim.DeleteGuest(990) })
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{{
+			Config: vmConfig(tg, smallVM("pve1", `  timeouts = { create = "8s" }`)),
+			Check:  vm.record(),
+		}},
 	})
 }
