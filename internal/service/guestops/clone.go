@@ -32,17 +32,18 @@ type CloneModel struct {
 	Storage    types.String `tfsdk:"storage"`
 }
 
-// CloneAttribute is the `clone` attribute: create-only, a change replaces
-// the guest.
+// CloneAttribute is the `clone` attribute: create-only, a change is only
+// recorded.
 func CloneAttribute(kind Kind) schema.SingleNestedAttribute {
 	noun := kind.Noun
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: fmt.Sprintf("Create the %s as a clone of another guest or template (create-only: a change replaces the %s; "+
-			"on an imported %s, whose source PVE does not record, setting it only records it). "+
-			"Declared attributes override the source's; undeclared ones are inherited and left alone. "+
+		MarkdownDescription: fmt.Sprintf("Create the %s as a clone of another guest or template. Create-only: changing any of it (another template, `full`, `storage`) "+
+			"or removing it is only recorded, an update that sends nothing to PVE (the plan warns so): the %s keeps its disks and what it inherited, "+
+			"and the new source is used only by a %s created from now on. Rotating a golden template never replaces existing guests. "+
+			"Declared attributes override the source's; undeclared ones are inherited and left alone, also after the attribute is removed. "+
 			"While the clone is being set up its description carries a marker line (`%s ...`), removed once it is fully created.", noun, noun, noun, cloneMarkerPrefix),
 		Optional:      true,
-		PlanModifiers: []planmodifier.Object{knownSourceReplaces("clone source")},
+		PlanModifiers: []planmodifier.Object{sourceRecorded("clone")},
 		Attributes: map[string]schema.Attribute{
 			"source_vmid": schema.Int64Attribute{
 				MarkdownDescription: "VMID of the guest or template to clone.",

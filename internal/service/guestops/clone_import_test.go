@@ -12,9 +12,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// PVE does not record what a guest was cloned from: a source set on an
-// imported guest is recorded, a known source that changes or goes replaces.
-func TestCloneSourceReplacesOnlyAKnownSource(t *testing.T) {
+// A creation source only says how a guest is made: set on an imported
+// guest, changed or removed, it is recorded and never replaces the guest
+// (W5); a known source that changes or goes says so with a warning.
+func TestCloneSourceIsOnlyRecorded(t *testing.T) {
 	t.Parallel()
 	attrTypes := map[string]attr.Type{"source_vmid": types.Int64Type}
 	source := func(vmid int64) types.Object {
@@ -25,11 +26,12 @@ func TestCloneSourceReplacesOnlyAKnownSource(t *testing.T) {
 	for _, tc := range []struct {
 		name        string
 		state, plan types.Object
-		replace     bool
+		warns       bool
 	}{
 		{"set after import", none, source(9000), false},
 		{"changed", source(9000), source(9001), true},
 		{"removed", source(9000), none, true},
+		{"unchanged", source(9000), source(9000), false},
 	} {
 		req := planmodifier.ObjectRequest{
 			Path:        path.Root("clone"),
@@ -41,9 +43,12 @@ func TestCloneSourceReplacesOnlyAKnownSource(t *testing.T) {
 		}
 		var resp planmodifier.ObjectResponse
 		resp.PlanValue = tc.plan
-		knownSourceReplaces("clone source").PlanModifyObject(context.Background(), req, &resp)
-		if resp.RequiresReplace != tc.replace {
-			t.Errorf("%s: RequiresReplace = %v, want %v", tc.name, resp.RequiresReplace, tc.replace)
+		sourceRecorded("clone").PlanModifyObject(context.Background(), req, &resp)
+		if resp.RequiresReplace {
+			t.Errorf("%s: the source replaces the guest", tc.name)
+		}
+		if warns := len(resp.Diagnostics.Warnings()) == 1; warns != tc.warns {
+			t.Errorf("%s: warns = %v, want %v (%v)", tc.name, warns, tc.warns, resp.Diagnostics)
 		}
 	}
 }

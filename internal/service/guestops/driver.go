@@ -41,18 +41,27 @@ type Attributes struct {
 	Timeouts          timeouts.Value
 	Clone             *CloneModel
 	Restore           *RestoreModel
+	// Origin points into the model: what the guest was made from, kept
+	// after its source attributes are removed (see Origin).
+	Origin *Origin
 }
 
 func (a Attributes) vmid() int { return int(a.VMID.ValueInt64()) }
 
 // inherits tells whether the guest was made from a source whose undeclared
 // settings it keeps: a clone or a restore.
-func (a Attributes) inherits() bool { return a.Clone != nil || a.Restore != nil }
+func (a Attributes) inherits() bool { return a.KnownOrigin() != OriginNone }
 
 // PrivateSetter is the part of a response's private state a refresh may
 // record into.
 type PrivateSetter interface {
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+// PrivateGetter is the part of a request's private state a refresh or
+// a plan reads.
+type PrivateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
 // ConfigChange is what the config step of an update did.
@@ -122,6 +131,7 @@ func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	attrs := d.Hooks.Attributes(&plan)
+	loadOrigin(ctx, nil, resp.Private, attrs, diags)
 	ctx, cancel, ok := bound(ctx, attrs.Timeouts.Create, DefaultCreateTimeout, diags)
 	if !ok {
 		return
@@ -178,6 +188,7 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	attrs := d.Hooks.Attributes(&state)
+	loadOrigin(ctx, req.Private, resp.Private, attrs, diags)
 	vmid := attrs.vmid()
 	live, found := d.API.Read(ctx, attrs.Node.ValueString(), vmid, diags)
 	if !found {
@@ -223,6 +234,7 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	planned, prior := d.Hooks.Attributes(&plan), d.Hooks.Attributes(&state)
+	loadOrigins(ctx, req.Private, resp.Private, prior, planned, diags)
 	ctx, cancel, ok := bound(ctx, planned.Timeouts.Update, DefaultUpdateTimeout, diags)
 	if !ok {
 		return

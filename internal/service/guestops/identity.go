@@ -134,11 +134,6 @@ func IdentityNote(kind Kind) string {
 		"See the guide \"Guest identity and interrupted applies\" for restores, clones and the cases that cannot be recognised.", kind.Noun, facts)
 }
 
-// PrivateGetter is the part of a request's private state a refresh reads.
-type PrivateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 // recordedIdentity is the identity in private, if one was recorded.
 func recordedIdentity(ctx context.Context, private PrivateGetter) (Identity, bool) {
 	if private == nil {

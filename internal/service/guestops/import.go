@@ -9,8 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/objectplanmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -185,19 +183,4 @@ func KindOf(guestType string, template bool) Kind {
 		return ContainerTemplate
 	}
 	return Container
-}
-
-// knownSourceReplaces replaces the guest when a known creation source (a
-// clone source or a restored archive) changes or goes. A source set on a
-// guest that has none in state (an imported guest: PVE does not record what
-// a guest was cloned or restored from) is only recorded, never a
-// replacement.
-func knownSourceReplaces(source string) planmodifier.Object {
-	description := fmt.Sprintf("Changing a known %s replaces the guest; setting one after an import only records it.", source)
-	return objectplanmodifier.RequiresReplaceIf(
-		func(_ context.Context, req planmodifier.ObjectRequest, resp *objectplanmodifier.RequiresReplaceIfFuncResponse) {
-			resp.RequiresReplace = !req.StateValue.IsNull()
-		},
-		description, description,
-	)
 }

@@ -26,8 +26,8 @@ type RestoreModel struct {
 	Unique  types.Bool   `tfsdk:"unique"`
 }
 
-// RestoreAttribute is the `restore` attribute: create-only (a change
-// replaces the guest), exclusive with conflicting (the other ways to
+// RestoreAttribute is the `restore` attribute: create-only (a change is
+// only recorded), exclusive with conflicting (the other ways to
 // create the guest: clone, and os_template for containers).
 func RestoreAttribute(kind Kind, conflicting ...string) schema.SingleNestedAttribute {
 	noun := kind.Noun
@@ -40,14 +40,14 @@ func RestoreAttribute(kind Kind, conflicting ...string) schema.SingleNestedAttri
 		others = append(others, path.MatchRoot(name))
 	}
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: fmt.Sprintf("Create the %s by restoring a vzdump backup archive (create-only: a change replaces the %s; "+
-			"setting it on an imported %s only records it). "+
+		MarkdownDescription: fmt.Sprintf("Create the %s by restoring a vzdump backup archive. Create-only: changing any of it or removing it is only recorded, "+
+			"an update that sends nothing to PVE (the plan warns so): the %s keeps its volumes and what it inherited, and the new archive is used only by a %s created from now on. "+
 			"The archive's configuration is restored; declared attributes override it, undeclared ones are inherited and left alone, "+
 			"and declared disks are managed from then on. The provider never restores over an existing guest. "+
 			"While the restore is being set up the description carries a marker line (`%s ...`), removed once it is fully created.",
 			noun, noun, noun, createMarkerPrefix),
 		Optional:      true,
-		PlanModifiers: []planmodifier.Object{knownSourceReplaces("restored archive")},
+		PlanModifiers: []planmodifier.Object{sourceRecorded("restore")},
 		Validators:    []validator.Object{objectvalidator.ConflictsWith(others...)},
 		Attributes: map[string]schema.Attribute{
 			"archive": schema.StringAttribute{

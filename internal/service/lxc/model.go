@@ -24,6 +24,10 @@ import (
 // writes its own memory and swap at create when the configuration sets
 // none.
 type containerModel struct {
+	// Origin is what the container was made from; the driver keeps it in
+	// private state (see guestops.Origin).
+	Origin guestops.Origin `tfsdk:"-"`
+
 	ID                types.String               `tfsdk:"id"`
 	Node              types.String               `tfsdk:"node"`
 	VMID              types.Int64                `tfsdk:"vmid"`

@@ -83,8 +83,8 @@ func TestAccContainer_dataLossGuardAtPlanW22(t *testing.T) {
 				ExpectNonEmptyPlan: true,
 			},
 			{
-				// W35: another known template is a replacement, with a
-				// warning saying why.
+				// W35: another known template is only recorded: it
+				// affects only a container created from now on.
 				Config: ctConfig(tg, `
   node        = "pve1"
   hostname    = "tfacc-small"
@@ -94,7 +94,7 @@ func TestAccContainer_dataLossGuardAtPlanW22(t *testing.T) {
   network      = { net0 = { name = "eth0", bridge = "vmbr0" } }
 `),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
 				},
 				PlanOnly:           true,
 				ExpectNonEmptyPlan: true,

@@ -36,6 +36,7 @@ func (r *containerResource) Attributes(m *containerModel) guestops.Attributes {
 		Timeouts:          m.Timeouts,
 		Clone:             m.Clone,
 		Restore:           m.Restore,
+		Origin:            &m.Origin,
 	}
 }
 

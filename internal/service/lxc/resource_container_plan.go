@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
@@ -83,23 +82,34 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	guestops.MarkStatusIfItMayChange(ctx, req, resp)
 }
 
-// osTemplateReplaces replaces the container when a known template changes
-// (W35). A template missing from state (an imported container) is only
-// recorded: PVE cannot tell which template the container came from.
-func osTemplateReplaces() planmodifier.String {
-	return stringplanmodifier.RequiresReplaceIf(osTemplateChanged,
-		"Changing a known os_template replaces the container; setting it after an import only records it.",
-		"Changing a known `os_template` replaces the container; setting it after an import only records it.")
+// osTemplateRecorded makes a change of os_template an in-place update
+// that sends nothing to PVE: PVE unpacks a template only when it creates a
+// container (W35), so the new one only says how a container created from
+// now on is made. The plan warns so. A template missing from state (an
+// imported container) is recorded without a word.
+func osTemplateRecorded() planmodifier.String { return osTemplateModifier{} }
+
+type osTemplateModifier struct{}
+
+func (osTemplateModifier) Description(context.Context) string {
+	return "Changing os_template is only recorded: it affects only a container created from now on."
 }
 
-func osTemplateChanged(_ context.Context, req planmodifier.StringRequest, resp *stringplanmodifier.RequiresReplaceIfFuncResponse) {
-	if req.State.Raw.IsNull() || !guestops.Known(req.StateValue) || !guestops.Known(req.ConfigValue) ||
-		req.ConfigValue.ValueString() == req.StateValue.ValueString() {
+func (m osTemplateModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (osTemplateModifier) PlanModifyString(_ context.Context, req planmodifier.StringRequest, resp *planmodifier.StringResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !guestops.Known(req.StateValue) || req.PlanValue.IsUnknown() ||
+		req.PlanValue.Equal(req.StateValue) {
 		return
 	}
-	resp.RequiresReplace = true
-	resp.Diagnostics.AddAttributeWarning(req.Path, "Container Will Be Replaced",
-		fmt.Sprintf("os_template changes from %s to %s. PVE unpacks a template only when it creates a container (W35): "+
-			"the container is destroyed with its volumes and created again from the new template. "+
-			"Set os_template back to %s to keep the container.", req.StateValue.ValueString(), req.ConfigValue.ValueString(), req.StateValue.ValueString()))
+	change := fmt.Sprintf("changes from %s to %s", req.StateValue.ValueString(), req.PlanValue.ValueString())
+	if req.PlanValue.IsNull() {
+		change = fmt.Sprintf("is removed (it was %s)", req.StateValue.ValueString())
+	}
+	resp.Diagnostics.AddAttributeWarning(req.Path, "Template Change Only Recorded",
+		fmt.Sprintf("os_template %s. PVE unpacks a template only when it creates a container, so the change is recorded in state and nothing is sent to PVE: "+
+			"the existing container and its volumes stay as they are. It affects only a container created from now on "+
+			"(after a destroy, or terraform apply -replace, which destroys this container and its volumes).", change))
 }

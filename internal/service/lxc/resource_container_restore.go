@@ -20,7 +20,9 @@ import (
 
 // inherits tells whether the container was made from a source whose
 // undeclared settings it keeps: a clone or a restore.
-func (m *containerModel) inherits() bool { return m.Clone != nil || m.Restore != nil }
+func (m *containerModel) inherits() bool {
+	return m.Origin != guestops.OriginNone || m.Clone != nil || m.Restore != nil
+}
 
 // checkNewContainerSource says what a new container needs: a restore
 // brings its root disk and has no template to unpack (restore conflicts

@@ -44,7 +44,8 @@ func containerSchema(ctx context.Context) schema.Schema {
 		MarkdownDescription: "An LXC container. Mount points and network devices are maps keyed by PVE slot (`mp0`, `net0`). " +
 			"Everything PVE can change in place is changed in place: CPU, memory, network devices and their addresses, mount point options and paths, " +
 			"new mount points, volume growth and storage moves, features, DNS, console, tags, pool, protection, power, and the node (by migration). " +
-			"`os_template` and `unprivileged` are fixed at creation; root's password and SSH keys are applied only then. " +
+			"`unprivileged` and `vmid` are fixed at creation (changing them replaces the container); `os_template`, `clone` and `restore` only say how it is created, " +
+			"and changing them is only recorded; root's password and SSH keys are applied only then. " +
 			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
 			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts).",
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
@@ -62,10 +63,10 @@ func containerSchema(ctx context.Context) schema.Schema {
 			},
 			"os_template": schema.StringAttribute{
 				MarkdownDescription: "Template archive the container is created from, e.g. `local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst`. " +
-					"Required to create a container. PVE does not report it back (W35): it is kept as configured. Changing a known value replaces the container; " +
-					"after an import, where it is unknown, setting it only records it.",
+					"Required to create a container. PVE does not report it back: it is kept as configured. PVE unpacks it only when it creates a container, " +
+					"so changing or removing it is only recorded (an update that sends nothing to PVE, with a plan warning): it affects only a container created from now on.",
 				Optional:      true,
-				PlanModifiers: []planmodifier.String{osTemplateReplaces()},
+				PlanModifiers: []planmodifier.String{osTemplateRecorded()},
 				Validators:    []validator.String{stringvalidator.RegexMatches(osTemplatePattern, "must be a container template volume: STORAGE:vztmpl/FILE")},
 			},
 			"unprivileged": schema.BoolAttribute{

@@ -21,6 +21,10 @@ import (
 // vmModel is pve_vm's Terraform state. Nested objects are pointers and
 // slot maps are Go maps: null in Terraform is nil here.
 type vmModel struct {
+	// Origin is what the VM was made from; the driver keeps it in private
+	// state (see guestops.Origin).
+	Origin guestops.Origin `tfsdk:"-"`
+
 	ID                types.String           `tfsdk:"id"`
 	Node              types.String           `tfsdk:"node"`
 	VMID              types.Int64            `tfsdk:"vmid"`

@@ -36,10 +36,10 @@ var (
 
 // origin tells what the VM inherits from, if anything.
 func (m *vmModel) origin() (origin, bool) {
-	switch {
-	case m.Restore != nil:
+	switch (guestops.Attributes{Clone: m.Clone, Restore: m.Restore, Origin: &m.Origin}).KnownOrigin() {
+	case guestops.OriginRestore:
 		return archiveOrigin, true
-	case m.Clone != nil:
+	case guestops.OriginClone:
 		return cloneOrigin, true
 	}
 	return origin{}, false

@@ -34,6 +34,7 @@ func (r *vmResource) Attributes(m *vmModel) guestops.Attributes {
 		Timeouts:          m.Timeouts,
 		Clone:             m.Clone,
 		Restore:           m.Restore,
+		Origin:            &m.Origin,
 	}
 }
 
