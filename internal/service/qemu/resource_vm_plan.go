@@ -66,6 +66,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	if okPlan && okState {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 		guestops.AddIssues(&resp.Diagnostics, checkCloudInitSlotMove(state, plan))
+		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return
