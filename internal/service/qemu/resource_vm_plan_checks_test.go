@@ -3,6 +3,7 @@ package qemu_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"testing"
 
@@ -229,6 +230,40 @@ func TestAccVM_migrationBlockedByLocalCDROM(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
 				Check: resource.ComposeTestCheckFunc(vm.record(), resource.TestCheckResourceAttr(vmAddr, "node", "pve2")),
+			},
+		},
+	})
+}
+
+// The re-attach the warning of a disk removed outside Terraform offers
+// brings the disk back with its volume: the next plan is empty.
+func TestAccVM_diskRemovedOutsideReattaches(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	config := vmConfig(tg, disksBody("", `
+    scsi0 = { storage = "local-lvm", size = 2 }
+    scsi1 = { storage = "local-lvm", size = 1 }`))
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: config, Check: vm.record()},
+			{
+				PreConfig: func() {
+					ctx := context.Background()
+					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"delete": {"scsi1"}}); err != nil {
+						t.Fatalf("detach outside Terraform: %v", err)
+					}
+					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
+						t.Fatalf("re-attach outside Terraform: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0", "scsi1"), vm.configHas(map[string]string{"unused0": ""})),
 			},
 		},
 	})
