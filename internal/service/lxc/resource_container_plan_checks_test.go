@@ -3,6 +3,7 @@ package lxc_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -120,4 +121,39 @@ func (k keepsGuest) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest,
 			resp.Error = fmt.Errorf("%s: planned %v, want it kept", rc.Address, rc.Change.Actions)
 		}
 	}
+}
+
+// A container with a bind mount not marked shared: PVE refuses to migrate
+// it, so a new node is refused at plan time naming the mount point and the
+// fix; marked shared, the move applies.
+func TestAccContainer_migrationBlockedByLocalBindMount(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewWithPassword(t)
+	ct := newCTRef(tg)
+	mounts := func(shared string) string {
+		return `mp0 = { storage = "local-lvm", size = 2, path = "/data" }
+    mp1 = { host_path = "/srv/share", path = "/share"` + shared + ` }`
+	}
+	at := func(node, shared string) string {
+		return ctConfig(tg, strings.Replace(smallCT("  started = false", mounts(shared)), `node        = "pve1"`, `node        = "`+node+`"`, 1))
+	}
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkCTDestroyed(ct),
+		Steps: []resource.TestStep{
+			{Config: at("pve1", ""), Check: ct.record()},
+			{
+				Config:   at("pve2", ""),
+				PlanOnly: true,
+				ExpectError: errorLike("Container With Local Mount Point Cannot Migrate", "mp1 mounts the host path /srv/share",
+					"set shared = true on mp1", `keep node = "pve1", apply that change first`),
+			},
+			{Config: at("pve1", ", shared = true")},
+			{
+				Config:           at("pve2", ", shared = true"),
+				ConfigPlanChecks: expectUpdate(),
+				Check:            resource.TestCheckResourceAttr(ctAddr, "node", "pve2"),
+			},
+		},
+	})
 }

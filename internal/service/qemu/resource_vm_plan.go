@@ -68,6 +68,8 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	if okPlan && okState {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 		guestops.AddIssues(&resp.Diagnostics, checkCloudInitSlotMove(state, plan))
+		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
+		r.checkVanishedDisks(ctx, req, resp, state, plan)
 	}
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return

@@ -3,6 +3,7 @@ package qemu_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"regexp"
 	"testing"
 
@@ -182,6 +183,87 @@ resource "pve_vm_template" "test" {%s}
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionNoop)},
 				},
+			},
+		},
+	})
+}
+
+// A VM with a CD-ROM on node-local storage or the host's drive: PVE
+// refuses to migrate it, so a new node is refused at plan time with the
+// device and the fix; once the CD-ROM is empty the move applies.
+func TestAccVM_migrationBlockedByLocalCDROM(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	withCDROM := func(node, file string) string {
+		return vmConfig(tg, smallVM(node, `  started = false
+  cdroms  = { ide2 = { file = "`+file+`" } }`))
+	}
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: withCDROM("pve1", "local:iso/debian-13-netinst.iso"), Check: vm.record()},
+			{
+				Config:   withCDROM("pve2", "local:iso/debian-13-netinst.iso"),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)VM With Local ISO Cannot Migrate.*` +
+					`CD-ROM\s+in\s+ide2\s+holds\s+local:iso/debian-13-netinst.iso.*file\s+=\s+"none".*keep\s+node\s+=\s+"pve1",\s+apply\s+that\s+change\s+first`),
+			},
+			{
+				// Ejecting it in the same apply does not help: the move
+				// runs first.
+				Config:      withCDROM("pve2", "none"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`VM With Local ISO Cannot Migrate`),
+			},
+			{Config: withCDROM("pve1", "cdrom")},
+			{
+				Config:      withCDROM("pve2", "cdrom"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)VM With Host CD-ROM Drive Cannot Migrate.*ide2\s+is\s+the\s+host's\s+CD-ROM\s+drive`),
+			},
+			{Config: withCDROM("pve1", "none")},
+			{
+				Config: withCDROM("pve2", "none"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(vm.record(), resource.TestCheckResourceAttr(vmAddr, "node", "pve2")),
+			},
+		},
+	})
+}
+
+// The re-attach the warning of a disk removed outside Terraform offers
+// brings the disk back with its volume: the next plan is empty.
+func TestAccVM_diskRemovedOutsideReattaches(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	config := vmConfig(tg, disksBody("", `
+    scsi0 = { storage = "local-lvm", size = 2 }
+    scsi1 = { storage = "local-lvm", size = 1 }`))
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{Config: config, Check: vm.record()},
+			{
+				PreConfig: func() {
+					ctx := context.Background()
+					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"delete": {"scsi1"}}); err != nil {
+						t.Fatalf("detach outside Terraform: %v", err)
+					}
+					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
+						t.Fatalf("re-attach outside Terraform: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0", "scsi1"), vm.configHas(map[string]string{"unused0": ""})),
 			},
 		},
 	})
