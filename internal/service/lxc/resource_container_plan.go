@@ -72,6 +72,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	} else {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 		guestops.AddIssues(&resp.Diagnostics, createOnlyWarnings(state, plan))
+		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(state, plan))
 	}
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
 		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(state, plan, client.Principal()))
