@@ -136,3 +136,38 @@ func containsLineWithAll(lines, parts []string) bool {
 	}
 	return false
 }
+
+// Changing the node of a running container restarts it (PVE moves
+// containers only in restart mode): the plan says so before the apply.
+func TestClient_planWarnsThatMovingARunningContainerRestartsIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	container := func(node string, started bool) string {
+		return fmt.Sprintf(`resource "pve_container" "moved" {
+  node        = %q
+  hostname    = "moved"
+  started     = %t
+  os_template = %q
+  root_disk   = { storage = "local-lvm", size = 2 }
+}
+`, node, started, ctTemplate)
+	}
+	e.write(e.dir, container("pve1", true))
+	e.mustApply(e.dir, 1)
+
+	e.write(e.dir, container("pve2", true))
+	r := e.run(e.dir, "plan", "-input=false", "-no-color")
+	out := strings.Join(strings.Fields(r.output), " ")
+	if r.exitCode != 0 || !strings.Contains(out, "Warning: Container Will Restart") ||
+		!strings.Contains(out, "runs on pve1, and node changes to pve2") || !strings.Contains(out, "starts it again on pve2") {
+		t.Fatalf("the plan should warn that the container restarts (exit %d):\n%s", r.exitCode, r.output)
+	}
+
+	// A stopped container moves without a restart: no warning.
+	e.write(e.dir, container("pve1", false))
+	e.mustApply(e.dir, 1)
+	e.write(e.dir, container("pve2", false))
+	if r := e.run(e.dir, "plan", "-input=false", "-no-color"); r.exitCode != 0 || strings.Contains(r.output, "Container Will Restart") {
+		t.Fatalf("a stopped container's move is no restart (exit %d):\n%s", r.exitCode, r.output)
+	}
+}

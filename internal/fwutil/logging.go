@@ -11,11 +11,14 @@ package fwutil
 var terraformLogEnvs = []string{"TF_LOG", "TF_LOG_PROVIDER"}
 
 // sdkLogLevelEnvs set the level of the plugin SDK's loggers: its root, the
-// protocol server and the framework.
-var sdkLogLevelEnvs = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK"}
+// protocol server and the framework; and of the provider's own logger
+// (TF_LOG_PROVIDER_ followed by the provider's type name), which carries
+// the API request log.
+var sdkLogLevelEnvs = []string{"TF_LOG_SDK", "TF_LOG_SDK_PROTO", "TF_LOG_SDK_FRAMEWORK", "TF_LOG_PROVIDER_PVE"}
 
-// QuietDiscardedLogs turns the plugin SDK's loggers off when Terraform will
-// discard what they write: when neither TF_LOG nor TF_LOG_PROVIDER is set.
+// QuietDiscardedLogs turns the plugin SDK's loggers and the provider's own
+// off when Terraform will discard what they write: when neither TF_LOG nor
+// TF_LOG_PROVIDER is set.
 // A level set explicitly for an SDK logger is left alone. It must run before
 // the provider server starts, which reads the levels once. A provider
 // started for a debugger prints its own logs and should not call it.

@@ -7,7 +7,7 @@ import (
 
 func TestQuietDiscardedLogs(t *testing.T) {
 	t.Parallel()
-	off := map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_SDK_FRAMEWORK": "off"}
+	off := map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_SDK_FRAMEWORK": "off", "TF_LOG_PROVIDER_PVE": "off"}
 	for _, tc := range []struct {
 		name string
 		env  map[string]string
@@ -20,7 +20,7 @@ func TestQuietDiscardedLogs(t *testing.T) {
 		{
 			name: "an explicit SDK level is kept",
 			env:  map[string]string{"TF_LOG_SDK_FRAMEWORK": "trace"},
-			want: map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_SDK_FRAMEWORK": "trace"},
+			want: map[string]string{"TF_LOG_SDK": "off", "TF_LOG_SDK_PROTO": "off", "TF_LOG_SDK_FRAMEWORK": "trace", "TF_LOG_PROVIDER_PVE": "off"},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

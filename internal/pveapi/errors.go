@@ -60,7 +60,8 @@ func oneLine(s string) string {
 }
 
 // TransportError is a request that got no HTTP answer from PVE (connection
-// refused, TLS failure, connection lost, context ended). NotSent is true
+// refused, TLS failure, connection lost, no complete answer within the
+// request timeout, context ended). NotSent is true
 // when the request provably never reached PVE, so a write did not happen.
 type TransportError struct {
 	Method  string

@@ -17,9 +17,10 @@ import (
 )
 
 // Retry rules (DESIGN.md "Retries"):
-//   - GET retries on connection errors and on 502, 503, 504 and PVE's proxy
-//     statuses 595 (no route / connection refused to the node), 596 (broken
-//     pipe / timeout between nodes) and 599.
+//   - GET retries on connection errors (an attempt that ran out of the
+//     request timeout, deadline.go, included) and on 502, 503, 504 and
+//     PVE's proxy statuses 595 (no route / connection refused to the
+//     node), 596 (broken pipe / timeout between nodes) and 599.
 //   - POST, PUT and DELETE retry only when the request provably never
 //     reached PVE: no request header was handed to the connection (dial,
 //     DNS and TLS handshake failures). After that, a lost answer may hide an

@@ -132,7 +132,7 @@ func NodeDescription(kind Kind) string {
 			"It never replaces the template."
 	case kind.Type == Container.Type:
 		return "Node the container runs on. Changing it migrates the container (a running one is shut down, moved and started again: " +
-			"PVE has no live migration for containers); it never replaces it."
+			"PVE has no live migration for containers, and the plan warns of the restart); it never replaces it."
 	default:
 		return "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it."
 	}

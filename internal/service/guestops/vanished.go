@@ -24,11 +24,6 @@ import (
 // volumes that left the guest outside Terraform.
 const vanishedKey = "vanished_volumes"
 
-// PrivateGetter is the part of a request's private state a step reads.
-type PrivateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 // Vanished reads the slots a refresh found gone.
 func Vanished(ctx context.Context, private PrivateGetter) map[string]string {
 	if private == nil {

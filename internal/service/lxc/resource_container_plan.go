@@ -74,6 +74,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		guestops.AddIssues(&resp.Diagnostics, createOnlyWarnings(state, plan))
 		r.checkVanishedMounts(ctx, req, resp, state, plan)
 		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
+		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(state, plan))
 	}
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
 		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(state, plan, client.Principal()))
