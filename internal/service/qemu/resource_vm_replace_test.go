@@ -70,3 +70,22 @@ func TestVMDestroyWarnsAboutDetachedVolumes(t *testing.T) {
 		t.Errorf("the destroy warning names a declared disk:\n%s", warning)
 	}
 }
+
+// A template's destroy plan warns the same way: pve_vm_template shares
+// the VM's plan.
+func TestVMTemplateDestroyWarnsAboutDetachedVolumes(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	protocolVM(t, p)
+	ctx := context.Background()
+	upid, err := p.Client.TemplateQemu(ctx, "pve1", 100, "")
+	if err == nil {
+		_, err = p.Client.WaitTask(ctx, upid)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, "pve_vm_template", "100")
+	acctest.WantAll(t, "the destroy warning", acctest.Warning(p.PlanResponse(t, "pve_vm_template", state, nil).Diagnostics, "Destroy Deletes Detached Volumes"),
+		"VM template 100 on node pve1", "unused0 local-lvm:", "move_disk")
+}
