@@ -111,7 +111,7 @@ func (m sourceRecordedModifier) MarkdownDescription(ctx context.Context) string 
 }
 
 func (m sourceRecordedModifier) PlanModifyObject(_ context.Context, req planmodifier.ObjectRequest, resp *planmodifier.ObjectResponse) {
-	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.IsNull() || req.PlanValue.Equal(req.StateValue) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || req.StateValue.IsNull() || req.PlanValue.IsUnknown() || req.PlanValue.Equal(req.StateValue) {
 		return
 	}
 	what := "changes"

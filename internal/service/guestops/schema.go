@@ -48,9 +48,10 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 			Validators:          []validator.String{stringvalidator.RegexMatches(NodeNamePattern, "must be a PVE node name")},
 		},
 		"vmid": schema.Int64Attribute{
-			MarkdownDescription: fmt.Sprintf("VMID. When left out, the provider allocates one inside the provider's `vmid_range` (or PVE's next free id). Changing it replaces the %s.", noun),
-			Optional:            true,
-			Computed:            true,
+			MarkdownDescription: fmt.Sprintf("VMID. When left out, the provider allocates one inside the provider's `vmid_range` (or PVE's next free id). "+
+				"Changing it replaces the %s (PVE cannot renumber a guest); the plan warns first, naming the volumes destroyed.", noun),
+			Optional: true,
+			Computed: true,
 			PlanModifiers: []planmodifier.Int64{
 				int64planmodifier.UseStateForUnknown(),
 				int64planmodifier.RequiresReplaceIfConfigured(),
@@ -147,9 +148,11 @@ func protectionDescription(kind Kind) string {
 
 func purgeDescription(kind Kind) string {
 	if kind.Type == Container.Type {
-		return "When a mount point is removed from `mount_points`, destroy its volume. Defaults to false: the mount point is detached and PVE keeps its volume as `unusedN` with its data."
+		return "When a mount point is removed from `mount_points`, destroy its volume. Defaults to false: the mount point is detached and PVE keeps its volume as `unusedN` with its data, " +
+			"until the container is destroyed, which deletes its `unusedN` volumes too (move one to another container first to keep it)."
 	}
-	return "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data."
+	return "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data, " +
+		"until the VM is destroyed, which deletes its `unusedN` volumes too (move one to another VM first to keep it)."
 }
 
 func startedDescription(kind Kind) string {

@@ -111,8 +111,10 @@ func MovedSlotIssue(p path.Path, noun VolumeNoun, from, to string, had Volume) I
 // DetachIssue is the warning a removed volume gets: where its data goes
 // (W24), and whether purge destroys it.
 func DetachIssue(p path.Path, noun VolumeNoun, slot string, had Volume, purge types.Bool) Issue {
-	detail := fmt.Sprintf("%s %s (volume %s) is no longer declared. It will be detached and kept by PVE as an unusedN entry with its data (W24); "+
-		"nothing is deleted. Set purge_removed_disks = true to destroy detached volumes instead.", capitalize(noun.Noun), slot, had.ID.ValueString())
+	detail := fmt.Sprintf("%s %s (volume %s) is no longer declared. It will be detached and kept by PVE as an unusedN entry with its data; "+
+		"nothing is deleted now. The volume still belongs to the guest, and destroying the guest (terraform destroy, or a replacement) deletes it too: "+
+		"to keep it, move it to another guest first (move_disk or move_volume with target-vmid, see the safe disk changes guide). "+
+		"Set purge_removed_disks = true to destroy detached volumes at once instead.", capitalize(noun.Noun), slot, had.ID.ValueString())
 	if Known(purge) && purge.ValueBool() {
 		detail = fmt.Sprintf("%s %s (volume %s) is no longer declared and purge_removed_disks = true: it will be detached and its volume DESTROYED with all its data.",
 			capitalize(noun.Noun), slot, had.ID.ValueString())

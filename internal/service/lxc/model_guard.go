@@ -202,9 +202,17 @@ const rootPrincipal = "root@pam"
 // the changes PVE reserves to root@pam: feature flags other than nesting
 // (W33; nesting too in a privileged container) and bind mounts (W36),
 // created or changed. Flags and binds that stay as they are pass: reading
-// what root set is fine. state is nil at create.
+// what root set is fine. state is nil at create, a replacement included:
+// PVE's check_ct_modify_config_perm (pve-container, src/PVE/LXC.pm) then
+// sees a new container, whose flags all count as changed.
 func rootOnlyIssues(state, plan *containerModel, principal string) []guestops.Issue {
 	var issues []guestops.Issue
+	flagsWhy, mountWhy, bindWhy := "PVE lets only root@pam change container feature flags other than nesting, and any flag of a privileged container",
+		"PVE lets only root@pam change container feature flags other than nesting", "PVE lets only root@pam create or change bind mounts"
+	if state == nil {
+		flagsWhy = "PVE lets only root@pam create a container with feature flags other than nesting, or a privileged container with any flag"
+		mountWhy = "PVE lets only root@pam create a container with feature flags other than nesting"
+	}
 	var stateFeatures *featuresModel
 	if state != nil {
 		stateFeatures = state.Features
@@ -216,12 +224,10 @@ func rootOnlyIssues(state, plan *containerModel, principal string) []guestops.Is
 		if had[key] == want[key] || key == featNesting && !privileged {
 			continue
 		}
-		issues = append(issues, rootOnlyIssue(path.Root("features").AtName(key), "features."+key, principal,
-			"PVE lets only root@pam change container feature flags other than nesting, and any flag of a privileged container (W33)"))
+		issues = append(issues, rootOnlyIssue(path.Root("features").AtName(key), "features."+key, principal, flagsWhy, state == nil))
 	}
 	if !slices.Equal(hadMount, wantMount) {
-		issues = append(issues, rootOnlyIssue(path.Root("features").AtName(featMount), "features.mount", principal,
-			"PVE lets only root@pam change container feature flags other than nesting (W33)"))
+		issues = append(issues, rootOnlyIssue(path.Root("features").AtName(featMount), "features.mount", principal, mountWhy, state == nil))
 	}
 	for _, slot := range slices.Sorted(maps.Keys(plan.MountPoints)) {
 		mp := plan.MountPoints[slot]
@@ -233,19 +239,25 @@ func rootOnlyIssues(state, plan *containerModel, principal string) []guestops.Is
 				continue
 			}
 		}
-		issues = append(issues, rootOnlyIssue(mountPath(slot, "host_path"), "mount_points."+slot+" (a bind mount)", principal,
-			"PVE lets only root@pam create or change bind mounts (W36)"))
+		issues = append(issues, rootOnlyIssue(mountPath(slot, "host_path"), "mount_points."+slot+" (a bind mount)", principal, bindWhy, state == nil))
 	}
 	return issues
 }
 
-func rootOnlyIssue(p path.Path, option, principal, why string) guestops.Issue {
+// rootOnlyIssue refuses option; creating tells a new container (a
+// replacement included), where the way out is to leave the option out,
+// from a change, where it is to leave it as it is.
+func rootOnlyIssue(p path.Path, option, principal, why string, creating bool) guestops.Issue {
+	fix := fmt.Sprintf("leave %s as it is in PVE", option)
+	if creating {
+		fix = fmt.Sprintf("remove %s from the configuration of the new container", option)
+	}
 	return guestops.Issue{
 		Path:    p,
 		Summary: "Option Needs root@pam",
 		Detail: fmt.Sprintf("%s needs a password login as root@pam: %s, and the provider authenticates as %s. "+
 			"API tokens are refused, even root@pam's own. Configure the provider with username = \"root@pam\" and its password for this container, "+
-			"or leave %s as it is in PVE.", option, why, principal, option),
+			"or %s.", option, why, principal, fix),
 	}
 }
 

@@ -46,6 +46,7 @@ func (r *containerResource) ValidateConfig(ctx context.Context, req resource.Val
 // when an update may change it.
 func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		r.api.WarnDestroyPlan(ctx, req.State, &resp.Diagnostics)
 		return
 	}
 	r.api.CheckPlacement(ctx, req, resp)
@@ -76,8 +77,9 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
 		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(state, plan))
 	}
+	prior := r.warnReplacement(ctx, state, plan, &resp.Diagnostics)
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
-		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(state, plan, client.Principal()))
+		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(prior, plan, client.Principal()))
 	}
 	if resp.Diagnostics.HasError() || state == nil || req.Plan.Raw.Equal(req.State.Raw) {
 		return

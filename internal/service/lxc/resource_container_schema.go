@@ -47,7 +47,8 @@ func containerSchema(ctx context.Context) schema.Schema {
 			"`unprivileged` and `vmid` are fixed at creation (changing them replaces the container); `os_template`, `clone` and `restore` only say how it is created, " +
 			"and changing them is only recorded; root's password and SSH keys are applied only then. " +
 			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
-			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts).",
+			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts)." +
+			guestops.ReplacesSection(guestops.Container, guestops.VMIDFixed, unprivilegedFixed),
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
 			"clone":   guestops.CloneAttribute(guestops.Container),
 			"restore": guestops.RestoreAttribute(guestops.Container, "clone", "os_template"),
@@ -70,7 +71,7 @@ func containerSchema(ctx context.Context) schema.Schema {
 				Validators:    []validator.String{stringvalidator.RegexMatches(osTemplatePattern, "must be a container template volume: STORAGE:vztmpl/FILE")},
 			},
 			"unprivileged": schema.BoolAttribute{
-				MarkdownDescription: "Run the container unprivileged (user namespaces). Fixed at creation: changing it replaces the container (W34). " +
+				MarkdownDescription: "Run the container unprivileged (user namespaces). Fixed at creation: changing it replaces the container, and the plan warns first, naming the volumes destroyed. " +
 					"When left out it is not sent, PVE 9 creates an unprivileged container, and the value PVE reports is shown here.",
 				Optional: true,
 				Computed: true,

@@ -38,7 +38,8 @@ func containerTemplateSchema(ct schema.Schema) schema.Schema {
 			"Marking renames its volumes to read-only base volumes (`base-ID-disk-N`), which `root_disk.volume` follows; clones are made from them. "+
 			"Marking is one-way: a template never becomes a container again. Changes PVE accepts on a template (options, network, new mount points, "+
 			"volume moves, the node) are made in place; growing a volume is refused at plan time. Destroying the template fails while linked clones "+
-			"still use its volumes.",
+			"still use its volumes."+
+			guestops.ReplacesSection(guestops.ContainerTemplate, guestops.VMIDFixed, unprivilegedFixed),
 		guestops.TemplateDropped...)
 }
 

@@ -47,7 +47,8 @@ func (r *poolResource) Metadata(_ context.Context, req resource.MetadataRequest,
 func (r *poolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A PVE resource pool: a named group of guests and storages, used for permissions and overview. " +
-			"Guests join a pool through their own `pool` attribute.",
+			"Guests join a pool through their own `pool` attribute." +
+			"\n\n**Changes that replace the pool:** `pool_id` (PVE has no way to rename a pool).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "The pool's id, equal to `poolid`.",

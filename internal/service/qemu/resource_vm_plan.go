@@ -46,6 +46,7 @@ func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateCo
 // when the configuration leaves it to PVE and devices come or go (W28).
 func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
+		r.api.WarnDestroyPlan(ctx, req.State, &resp.Diagnostics)
 		return
 	}
 	// Decoding a whole model is most of this method's cost: each is
@@ -70,6 +71,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 		guestops.AddIssues(&resp.Diagnostics, checkCloudInitSlotMove(state, plan))
 		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
 		r.checkVanishedDisks(ctx, req, resp, state, plan)
+		r.api.WarnReplacement(ctx, state.Node.ValueString(), state.vmid(), guestops.VMIDReplacement(state.VMID, plan.VMID), &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
 		return

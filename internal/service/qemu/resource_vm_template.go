@@ -37,7 +37,8 @@ func vmTemplateSchema(vm schema.Schema) schema.Schema {
 		"A QEMU VM template: created like a `pve_vm` (from scratch or from `import_from` disk images), never started, then marked a template. "+
 			"Its disks become read-only base volumes that clones are made from. Marking is one-way: a template never becomes a VM again. "+
 			"Changes PVE accepts on a template (hardware, options, new disks, disk moves, the node) are made in place; growing a disk is refused "+
-			"at plan time. Destroying the template fails while linked clones still use its disks.",
+			"at plan time. Destroying the template fails while linked clones still use its disks."+
+			guestops.ReplacesSection(guestops.VMTemplate, guestops.VMIDFixed),
 		dropped...)
 	if agent, ok := s.Attributes["agent"].(schema.SingleNestedAttribute); ok {
 		agent.Attributes = maps.Clone(agent.Attributes)

@@ -62,7 +62,10 @@ func (r *artifactResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: k.purpose + " PVE either downloads it from `url` or Terraform uploads `source_file`. " +
 			"Import with `NODE/STORAGE/FILE`; an imported file has no `url` or `source_file` (PVE does not record where a file came from), " +
-			"and setting one afterwards does not replace it.",
+			"and setting one afterwards does not replace it." +
+			"\n\n**Changes that replace the file:** `node`, `storage` and `file_name` (PVE cannot move or rename a stored file), and for a download " +
+			"`url`, `checksum` and `checksum_algorithm` (a new source is a new file). " +
+			"The plan warns first, naming the file deleted. A changed `source_file` is uploaded again in place.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`NODE/STORAGE/FILE`, the import id.",
@@ -221,6 +224,7 @@ func (r *artifactResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	change := planChanges(&state, &plan)
 	if len(change.replace) > 0 {
 		resp.RequiresReplace = append(resp.RequiresReplace, change.replace...)
+		r.kind.warnReplacement(&state, change.replace, &resp.Diagnostics)
 		r.planNewFile(&plan)
 	} else {
 		plan.ID, plan.Volume = state.ID, state.Volume
