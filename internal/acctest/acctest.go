@@ -4,6 +4,7 @@
 package acctest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -186,4 +187,16 @@ func randomHex(n int) string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// Outside waits for a task started outside Terraform (a change an operator
+// makes between steps) and fails the test when it could not run.
+func (tg *Target) Outside(t *testing.T, what, upid string, err error) {
+	t.Helper()
+	if err == nil {
+		_, err = tg.Client.WaitTask(context.Background(), upid)
+	}
+	if err != nil {
+		t.Fatalf("%s outside Terraform: %v", what, err)
+	}
 }

@@ -9,6 +9,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 )
@@ -38,6 +41,38 @@ func Vanished(ctx context.Context, private PrivateGetter) map[string]string {
 		return nil
 	}
 	return out
+}
+
+// volumeIDs is slot -> volume id of the map attribute attr of a state
+// ("disks", "mount_points"); nil when the state is empty or attr cannot be
+// read. A slot without a volume (a bind mount) maps to "".
+func volumeIDs(ctx context.Context, state tfsdk.State, attr string) map[string]string {
+	if state.Raw.IsNull() {
+		return nil
+	}
+	var slots types.Map
+	if state.GetAttribute(ctx, path.Root(attr), &slots).HasError() {
+		return nil
+	}
+	out := make(map[string]string, len(slots.Elements()))
+	for slot, v := range slots.Elements() {
+		out[slot] = ""
+		if obj, ok := v.(types.Object); ok {
+			if id, ok := obj.Attributes()["volume"].(types.String); ok {
+				out[slot] = id.ValueString()
+			}
+		}
+	}
+	return out
+}
+
+// NoteVanishedVolumes runs after a resource's Read: it remembers the slots
+// of the map attribute attr that the refresh found gone.
+func NoteVanishedVolumes(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse, attr string) {
+	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() {
+		return
+	}
+	NoteVanished(ctx, req.Private, resp.Private, volumeIDs(ctx, req.State, attr), volumeIDs(ctx, resp.State, attr), &resp.Diagnostics)
 }
 
 // NoteVanished records, after a refresh, the volumes of prior (slot ->

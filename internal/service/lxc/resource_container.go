@@ -51,7 +51,7 @@ func (r *containerResource) Create(ctx context.Context, req resource.CreateReque
 
 func (r *containerResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.driver().Read(ctx, req, resp)
-	noteVanishedMounts(ctx, req, resp)
+	guestops.NoteVanishedVolumes(ctx, req, resp, "mount_points")
 }
 
 func (r *containerResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

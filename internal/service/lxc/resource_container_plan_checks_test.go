@@ -12,18 +12,6 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
 
-// outside waits for a task started outside Terraform and fails the test
-// when it could not run.
-func outside(t *testing.T, tg *acctest.Target, what, upid string, err error) {
-	t.Helper()
-	if err == nil {
-		_, err = tg.Client.WaitTask(context.Background(), upid)
-	}
-	if err != nil {
-		t.Fatalf("%s outside Terraform: %v", what, err)
-	}
-}
-
 func emptyPlan() resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}
 }
@@ -45,7 +33,7 @@ func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
 			{
 				PreConfig: func() {
 					upid, err := tg.Client.ResizeLXCDisk(context.Background(), ct.node, ct.vmid, "mp0", "3G")
-					outside(t, tg, "grow mp0", upid, err)
+					tg.Outside(t, "grow mp0", upid, err)
 				},
 				Config:   ctConfig(tg, smallCT("", mp0("2"))),
 				PlanOnly: true,

@@ -77,11 +77,11 @@ func TestAccPool_renameWithMembers(t *testing.T) {
 				},
 				Check: func(s *terraform.State) error {
 					if _, found, err := poolMembers(tg, before); err != nil || found {
-						return fmt.Errorf("old pool %s still exists (%v)", before, err)
+						return fmt.Errorf("old pool %s still exists (%w)", before, err)
 					}
 					vmids, found, err := poolMembers(tg, after)
 					if err != nil || !found || len(vmids) != 1 || fmt.Sprint(vmids[0]) != s.RootModule().Resources["pve_vm.member"].Primary.Attributes["vmid"] {
-						return fmt.Errorf("new pool %s: found %v, members %v (%v)", after, found, vmids, err)
+						return fmt.Errorf("new pool %s: found %v, members %v (%w)", after, found, vmids, err)
 					}
 					return nil
 				},

@@ -49,7 +49,7 @@ func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, res
 
 func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	r.driver().Read(ctx, req, resp)
-	noteVanishedDisks(ctx, req, resp)
+	guestops.NoteVanishedVolumes(ctx, req, resp, "disks")
 }
 
 func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {

@@ -90,18 +90,6 @@ func (v *vmRef) noPending() resource.TestCheckFunc {
 	}
 }
 
-// outside waits for a task started outside Terraform and fails the test
-// when it could not run.
-func outside(t *testing.T, tg *acctest.Target, what, upid string, err error) {
-	t.Helper()
-	if err == nil {
-		_, err = tg.Client.WaitTask(context.Background(), upid)
-	}
-	if err != nil {
-		t.Fatalf("%s outside Terraform: %v", what, err)
-	}
-}
-
 // A disk grown outside Terraform: the plan names both sizes and both
 // fixes, and each fix gives an empty plan.
 func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
@@ -119,7 +107,7 @@ func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
 			{
 				PreConfig: func() {
 					upid, err := tg.Client.ResizeQemuDisk(context.Background(), vm.node, vm.vmid, "scsi0", "6G")
-					outside(t, tg, "grow scsi0", upid, err)
+					tg.Outside(t, "grow scsi0", upid, err)
 				},
 				Config:      disks("4"),
 				PlanOnly:    true,
@@ -159,7 +147,7 @@ func TestAccVM_turnedTemplateOutsideW17(t *testing.T) {
 			{
 				PreConfig: func() {
 					upid, err := tg.Client.TemplateQemu(context.Background(), vm.node, vm.vmid, "")
-					outside(t, tg, "convert to a template", upid, err)
+					tg.Outside(t, "convert to a template", upid, err)
 				},
 				Config:   vmConfig(tg, body+"  started = false\n"),
 				PlanOnly: true,

@@ -6,36 +6,9 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
-
-// diskVolumes is slot -> volume id of a state's disks; nil when the state
-// is empty or its disks cannot be read.
-func diskVolumes(ctx context.Context, state tfsdk.State) map[string]string {
-	if state.Raw.IsNull() {
-		return nil
-	}
-	var disks map[string]diskModel
-	if state.GetAttribute(ctx, path.Root("disks"), &disks).HasError() {
-		return nil
-	}
-	out := make(map[string]string, len(disks))
-	for slot, d := range disks {
-		out[slot] = d.Volume.ValueString()
-	}
-	return out
-}
-
-// noteVanishedDisks remembers, after a refresh, the declared disks PVE no
-// longer has, for the plan's warning.
-func noteVanishedDisks(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	if resp.Diagnostics.HasError() || resp.State.Raw.IsNull() {
-		return
-	}
-	guestops.NoteVanished(ctx, req.Private, resp.Private, diskVolumes(ctx, req.State), diskVolumes(ctx, resp.State), &resp.Diagnostics)
-}
 
 // checkVanishedDisks warns when the plan makes a new, empty disk in a
 // slot whose disk was removed outside Terraform.
