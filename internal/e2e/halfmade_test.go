@@ -154,3 +154,41 @@ func TestHalfMade_namelessGuestsAreTakenUpAfterKill(t *testing.T) {
 	checkNoOrphanedVolumes(t, e.sim)
 	e.mustPlanEmpty(e.dir)
 }
+
+// An update and a destroy without refresh of a VM whose VMID another VM
+// took meanwhile: the recorded identity tells them apart and the stranger
+// is neither changed nor destroyed.
+func TestHalfMade_destroyWithoutRefreshSparesStranger(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{sim: pvesim.Options{Seed: 24}})
+	e.write(e.dir, oneVM("ours", 1, "2m"))
+	e.mustApply(e.dir, 1)
+	ids := guestsByName(e.sim)["ours"]
+	if len(ids) != 1 {
+		t.Fatalf("want one VM, got %v", ids)
+	}
+	if err := e.sim.DeleteGuest(ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.sim.AddGuest(pvesim.Guest{VMID: ids[0], Node: "pve1", Type: pvesim.QEMU, Status: "stopped", Config: map[string]string{
+		"name": "stranger", "memory": "512", "meta": "creation-qemu=9.2.0,ctime=1764600000",
+		"smbios1": "uuid=7f000000-0000-4000-8000-000000000001",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	e.write(e.dir, strings.Replace(oneVM("ours", 1, "2m"), "size = 512", "size = 1024", 1))
+	r := e.run(e.dir, "apply", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
+	if r.exitCode == 0 || !strings.Contains(r.output, "Not Updating Another VM") {
+		t.Fatalf("an apply without refresh (exit %d) should refuse to update the other VM:\n%s", r.exitCode, r.output)
+	}
+	if g, _ := e.sim.Guest(ids[0]); g.Config["memory"] != "512" {
+		t.Errorf("the other VM was updated: memory %q", g.Config["memory"])
+	}
+	r = e.run(e.dir, "destroy", "-auto-approve", "-input=false", "-no-color", "-refresh=false")
+	if r.exitCode != 0 || !strings.Contains(r.output, "VM Replaced Outside Terraform") {
+		t.Fatalf("destroy (exit %d) should warn and spare the other VM:\n%s", r.exitCode, r.output)
+	}
+	if g, ok := e.sim.Guest(ids[0]); !ok || guestName(&g) != "stranger" {
+		t.Errorf("the other VM at VMID %d was destroyed", ids[0])
+	}
+}

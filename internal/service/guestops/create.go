@@ -201,7 +201,7 @@ func (a API) adoptConfigured(ctx context.Context, req CreateRequest, vmid int, m
 		return false
 	}
 	ours, _, _ := a.halfMadeOf(req, vmid, config, hash)
-	return ours && a.takeOver(ctx, req.Node, vmid, config, marker)
+	return ours && a.takeOver(ctx, req, vmid, config, marker, hash)
 }
 
 // inspectCreate looks at a VMID after a create whose answer was lost (W13).

@@ -2,6 +2,7 @@ package guestops
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"time"
 
@@ -253,6 +254,12 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	// Until the update is done, state is what it was: a step that fails
 	// leaves the rest to the next plan.
 	diags.Append(resp.State.Set(ctx, state)...)
+	if d.API.StrangerAt(ctx, req.Private, node, vmid, diags) {
+		diags.AddError("Not Updating Another "+d.API.Kind.Title, fmt.Sprintf(
+			"The guest at VMID %d is not the one this resource manages (see the warning). Nothing was changed; run plan or apply with refresh, "+
+				"which removes the resource from state and plans a new guest.", vmid))
+		return
+	}
 
 	if target := planned.Node.ValueString(); target != node {
 		if !d.API.Migrate(ctx, node, vmid, target, diags) {
@@ -280,7 +287,8 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, &state, diags)
 }
 
-// Delete destroys the guest unless it is protected.
+// Delete destroys the guest unless it is protected, or unless another
+// guest now holds its VMID (a destroy without refresh).
 func (d Driver[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state M
 	diags := &resp.Diagnostics
@@ -295,6 +303,9 @@ func (d Driver[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	defer cancel()
 
+	if d.API.StrangerAt(ctx, req.Private, attrs.Node.ValueString(), attrs.vmid(), diags) {
+		return
+	}
 	d.API.Delete(ctx, attrs.Node.ValueString(), attrs.vmid(), attrs.Protection.ValueBool(), diags)
 	d.Hooks.AfterDelete(ctx, &state, diags)
 }

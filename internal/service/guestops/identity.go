@@ -191,3 +191,18 @@ func (a API) IsStranger(ctx context.Context, private PrivateGetter, vmid int, li
 		a.Kind.Noun, a.Kind.Noun, vmid, vmid, vmid))
 	return true
 }
+
+// StrangerAt reports whether the guest a destroy or an update would write is
+// another one than recorded, which a run without refresh (-refresh=false)
+// would otherwise change or delete; it is then left alone, with the
+// warning. Only state with a recorded identity costs the config read.
+func (a API) StrangerAt(ctx context.Context, private PrivateGetter, node string, vmid int, diags *diag.Diagnostics) bool {
+	if _, ok := recordedIdentity(ctx, private); !ok {
+		return false
+	}
+	config, err := a.Config(ctx, node, vmid)
+	if err != nil {
+		return false // Delete reports what is wrong
+	}
+	return a.IsStranger(ctx, private, vmid, Live{Node: node, Config: config}, diags)
+}

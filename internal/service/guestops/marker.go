@@ -212,15 +212,33 @@ func listedName(kind Kind, vmid int) string {
 
 // takeOver makes a half-made guest ours: its marker becomes marker, written
 // with the digest of config, so of two later applies reaching for the same
-// guest only the first gets it. false means another one was faster or the
-// guest is busy.
-func (a API) takeOver(ctx context.Context, node string, vmid int, config pveapi.GuestConfig, marker string) bool {
-	description, _ := StripCloneMarker(config[KeyDescription])
-	params := url.Values{KeyDescription: {WithCloneMarker(description, marker)}}
-	if digest := config.Digest(); digest != "" {
-		params.Set("digest", digest)
+// guest only the first gets it. A write refused because the config changed
+// or was locked meanwhile is tried again on a fresh read while the guest is
+// still a half-made one of req. false means another apply was faster or the
+// guest is no longer half-made.
+func (a API) takeOver(ctx context.Context, req CreateRequest, vmid int, config pveapi.GuestConfig, marker, hash string) bool {
+	for attempt := 0; attempt < 3; attempt++ {
+		description, _ := StripCloneMarker(config[KeyDescription])
+		params := url.Values{KeyDescription: {WithCloneMarker(description, marker)}}
+		if digest := config.Digest(); digest != "" {
+			params.Set("digest", digest)
+		}
+		if a.UpdateConfig(ctx, req.Node, vmid, params) == nil {
+			return a.claim(vmid)
+		}
+		if _, err := a.Client.WaitUnlocked(ctx, req.Node, a.Kind.Type, vmid); err != nil {
+			return false
+		}
+		fresh, err := a.Config(ctx, req.Node, vmid)
+		if err != nil {
+			return false
+		}
+		if ours, _, _ := a.halfMadeOf(req, vmid, fresh, hash); !ours {
+			return false
+		}
+		config = fresh
 	}
-	return a.UpdateConfig(ctx, node, vmid, params) == nil && a.claim(vmid)
+	return false
 }
 
 // findHalfMade looks for a guest an earlier, interrupted apply left
@@ -264,11 +282,12 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 			return 0, false, err
 		}
 		if config.Lock() == "create" && MarkerLine(config, "") == "" {
-			if !a.ownTaskRuns(ctx, req.Node, vmid) {
-				continue
-			}
-			if _, err := a.Client.WaitUnlocked(ctx, req.Node, a.Kind.Type, vmid); err != nil && !pveapi.IsNotFound(err) {
-				return 0, false, err
+			// The task may end between the config read and the task
+			// list: what decides is whether a task of ours still runs.
+			if a.ownTaskRuns(ctx, req.Node, vmid) {
+				if _, err := a.Client.WaitUnlocked(ctx, req.Node, a.Kind.Type, vmid); err != nil && !pveapi.IsNotFound(err) {
+					return 0, false, err
+				}
 			}
 			if config, err = a.Config(ctx, req.Node, vmid); pveapi.IsNotFound(err) {
 				continue // its task failed and PVE removed it
@@ -284,7 +303,7 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 				capitalize(a.Kind.Noun), vmid, req.Node, owner.Host, owner.PID, owner.Until.UTC().Format(time.RFC3339), a.Kind.Noun))
 			continue
 		}
-		if ours && a.takeOver(ctx, req.Node, vmid, config, marker) {
+		if ours && a.takeOver(ctx, req, vmid, config, marker, hash) {
 			return vmid, true, nil
 		}
 	}
