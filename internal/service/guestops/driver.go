@@ -191,6 +191,7 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	attrs := d.Hooks.Attributes(&state)
 	loadOrigin(ctx, req.Private, resp.Private, attrs, diags)
 	vmid := attrs.vmid()
+	declaredOnly := attrs.inherits() || keepsDeclaredOnly(ctx, req.State)
 	live, found := d.API.Read(ctx, attrs.Node.ValueString(), vmid, diags)
 	if !found {
 		// An unreachable node keeps the prior state (with a warning).
@@ -219,9 +220,23 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	}
 	*attrs.Pool = pool
 	diags.Append(resp.State.Set(ctx, state)...)
-	if d.Hooks.Attributes(&state).inherits() {
+	if declaredOnly {
 		MaskCloneState(&resp.State, req.State.Raw, diags)
 	}
+}
+
+// keepsDeclaredOnly tells whether a refresh keeps in state only what state
+// holds, so that settings the configuration leaves out are neither
+// reported nor planned, whoever changes them in PVE. Every guest this
+// provider created or updated does, as does every clone or restore; a
+// guest just imported (or moved from another provider's state), which has
+// no status yet, is read whole.
+func keepsDeclaredOnly(ctx context.Context, state tfsdk.State) bool {
+	var status types.String
+	if state.GetAttribute(ctx, path.Root("status"), &status).HasError() {
+		return false
+	}
+	return !status.IsNull()
 }
 
 // Update takes the guest from state to plan: its node, its config, its
@@ -339,9 +354,10 @@ func (d Driver[M]) ReadBack(ctx context.Context, node string, vmid int, m *M, di
 }
 
 // SaveReadBack ends a create or an update: m read back from PVE becomes
-// state, and the guest's identity is recorded in private. A guest that
-// inherits from a clone source or an archive keeps in state only what
-// declared (the plan) declares of the inherited values.
+// state, and the guest's identity is recorded in private. State holds
+// only what declared (the plan) declares: settings the configuration
+// leaves out, inherited from a clone source or an archive or set in PVE by
+// anyone, are left to PVE.
 func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, private PrivateSetter, declared tftypes.Value, node string, vmid int, m, prior *M, diags *diag.Diagnostics) {
 	live, ok := d.ReadBack(ctx, node, vmid, m, diags)
 	if !ok {
@@ -350,7 +366,5 @@ func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, private
 	d.API.RecordIdentity(ctx, private, live.Config, diags)
 	d.Hooks.AfterReadBack(ctx, node, vmid, m, prior, diags)
 	diags.Append(state.Set(ctx, m)...)
-	if d.Hooks.Attributes(m).inherits() {
-		MaskCloneState(state, declared, diags)
-	}
+	MaskCloneState(state, declared, diags)
 }

@@ -180,3 +180,11 @@ func WithAttributes(common, own map[string]schema.Attribute) map[string]schema.A
 	}
 	return out
 }
+
+// UndeclaredSettings is what a guest resource's description says about the
+// settings its configuration leaves out.
+const UndeclaredSettings = "Settings left out of the configuration are left to PVE: the provider neither writes nor reports them, " +
+	"so a value set in PVE by anyone (the web UI, another tool) plans no change and survives every apply. " +
+	"Removing a declared attribute from the configuration resets it to PVE's default. " +
+	"After an import, state holds every setting PVE reports: declare the ones to manage and list the others in `ignore_changes`, " +
+	"or the plan resets them."

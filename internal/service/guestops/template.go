@@ -233,6 +233,8 @@ func (t *TemplateResource) Create(ctx context.Context, req resource.CreateReques
 	resp.Diagnostics.Append(readResp.Diagnostics...)
 	if !readResp.State.Raw.IsNull() {
 		resp.State.Raw = s.narrow(ctx, readResp.State.Raw, &resp.Diagnostics)
+		// As after any create, state holds what the plan declares.
+		MaskCloneState(&resp.State, req.Plan.Raw, &resp.Diagnostics)
 	}
 }
 

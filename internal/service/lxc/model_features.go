@@ -59,42 +59,31 @@ func splitMount(raw string) []string {
 	return strings.FieldsFunc(raw, func(r rune) bool { return r == ';' || r == ' ' })
 }
 
-// featuresFromAPI reads the features composite (W33). A flag PVE leaves out
-// is off; when prior declared it false, false is kept, so that writing
-// "keyctl = false" plans no change while PVE stores nothing. Flags set by
-// root and read under a token are reported like any other.
+// featuresFromAPI reads the features composite (W33). Every flag is
+// reported, one PVE leaves out as false: a features object with every
+// flag off means the same as no features key, and reads the same, so
+// that an imported container plans no change for "keyctl = false". A
+// refresh keeps the object only where state has one (the undeclared are
+// masked). Flags set by root and read under a token are reported like any
+// other. An empty mount list prior declared is kept.
 func featuresFromAPI(config pveapi.GuestConfig, prior *featuresModel) (*featuresModel, error) {
 	props, err := parseFeatures(config[keyFeatures])
 	if err != nil {
 		return nil, err
 	}
-	if prior == nil && !hasModelledFeature(props) {
-		return nil, nil
-	}
-	if prior == nil {
-		prior = &featuresModel{}
-	}
 	f := &featuresModel{}
 	targets := []*types.Bool{&f.Nesting, &f.Keyctl, &f.Fuse, &f.Mknod}
-	for i, fl := range prior.flags() {
-		raw, ok := props[fl.key]
-		switch {
-		case ok:
-			on, err := wire.ParsePropertyBool(raw)
-			if err != nil {
-				return nil, fmt.Errorf("features %q: %s: %w", config[keyFeatures], fl.key, err)
-			}
-			*targets[i] = types.BoolValue(on)
-		case guestops.Known(fl.value) && !fl.value.ValueBool():
-			*targets[i] = fl.value
-		default:
-			*targets[i] = types.BoolNull()
+	for i, fl := range f.flags() {
+		on, err := featureOn(props, fl.key)
+		if err != nil {
+			return nil, fmt.Errorf("features %q: %w", config[keyFeatures], err)
 		}
+		*targets[i] = types.BoolValue(on)
 	}
 	switch raw, ok := props[featMount]; {
 	case ok:
 		f.Mount = stringSet(splitMount(raw))
-	case guestops.Known(prior.Mount) && len(prior.Mount.Elements()) == 0:
+	case prior != nil && guestops.Known(prior.Mount) && len(prior.Mount.Elements()) == 0:
 		f.Mount = prior.Mount
 	default:
 		f.Mount = types.SetNull(types.StringType)
@@ -144,15 +133,6 @@ func featuresValue(f *featuresModel, live string) (*string, error) {
 		return nil, fmt.Errorf("features: %w", err)
 	}
 	return &s, nil
-}
-
-func hasModelledFeature(props map[string]string) bool {
-	for _, key := range []string{featNesting, featKeyctl, featFuse, featMknod, featMount} {
-		if _, ok := props[key]; ok {
-			return true
-		}
-	}
-	return false
 }
 
 func featureOn(props map[string]string, key string) (bool, error) {

@@ -98,7 +98,7 @@ func TestFromAPIRealisticConfigW33W37W38(t *testing.T) {
 		t.Errorf("net0 %+v ipv4=%+v ipv6=%+v", nic, nic.IPv4, nic.IPv6)
 	}
 	// W33: the composite, flags PVE does not model ignored.
-	if m.Features == nil || !m.Features.Nesting.ValueBool() || !m.Features.Keyctl.IsNull() || !m.Features.Mount.IsNull() {
+	if m.Features == nil || !m.Features.Nesting.ValueBool() || m.Features.Keyctl.IsNull() || m.Features.Keyctl.ValueBool() || !m.Features.Mount.IsNull() {
 		t.Errorf("features %+v", m.Features)
 	}
 	if m.DNS == nil || m.DNS.Domain.ValueString() != "lan" || !slices.Equal(listStrings(m.DNS.Servers), []string{"10.0.0.1", "10.0.0.2"}) {
@@ -118,9 +118,14 @@ func TestFromAPIAbsentKeysAreNullW34(t *testing.T) {
 	if err := m.fromAPI(131, pveapi.GuestConfig{"rootfs": "local-lvm:vm-131-disk-0,size=4G"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if m.CPU != nil || !m.Memory.IsNull() || m.MountPoints != nil || m.Network != nil || m.Features != nil || m.DNS != nil || m.Console != nil ||
+	if m.CPU != nil || !m.Memory.IsNull() || m.MountPoints != nil || m.Network != nil || m.DNS != nil || m.Console != nil ||
 		!m.Hostname.IsNull() || !m.Tags.IsNull() || !m.Description.IsNull() {
 		t.Errorf("absent keys must be null: %+v", m)
+	}
+	// W33: no features key is every flag off, and reads so (a refresh
+	// masks it where the configuration leaves features out).
+	if f := m.Features; f == nil || !allOff(f.Nesting, f.Keyctl, f.Fuse, f.Mknod) || !f.Mount.IsNull() {
+		t.Errorf("absent features must read as every flag off: %+v", m.Features)
 	}
 	// W34: a container without the key is privileged.
 	if m.Unprivileged.IsNull() || m.Unprivileged.ValueBool() {
@@ -155,16 +160,28 @@ func TestFeaturesFalseStaysFalseW33(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Nesting.ValueBool() || got.Keyctl.IsNull() || got.Keyctl.ValueBool() || !got.Fuse.IsNull() || !got.Mknod.IsNull() || got.Mount.IsNull() {
-		t.Errorf("declared false stays false, absent and declared true is null (drift): %+v", got)
+	if !got.Nesting.ValueBool() || !allOff(got.Keyctl, got.Fuse, got.Mknod) || got.Mount.IsNull() {
+		t.Errorf("declared false stays false, absent is false (declared true: drift): %+v", got)
 	}
-	if got, _ := featuresFromAPI(pveapi.GuestConfig{}, nil); got != nil {
-		t.Errorf("no key, nothing declared: nil, got %+v", got)
+	// No key reads as every flag off: the same as an all-false object, so
+	// an import agrees with "features = { keyctl = false }".
+	if got, _ := featuresFromAPI(pveapi.GuestConfig{}, nil); got == nil || !allOff(got.Nesting, got.Keyctl, got.Fuse, got.Mknod) || !got.Mount.IsNull() {
+		t.Errorf("no key: every flag off, got %+v", got)
 	}
 	imported, _ := featuresFromAPI(pveapi.GuestConfig{"features": "keyctl=1,mount=nfs;cifs"}, nil)
 	if !imported.Keyctl.ValueBool() || !slices.Equal(sortedCopy(setStrings(imported.Mount)), []string{"cifs", "nfs"}) {
 		t.Errorf("flags set by root are read: %+v", imported)
 	}
+}
+
+// allOff reports whether every flag is known and false.
+func allOff(flags ...types.Bool) bool {
+	for _, f := range flags {
+		if f.IsNull() || f.IsUnknown() || f.ValueBool() {
+			return false
+		}
+	}
+	return true
 }
 
 func TestFeaturesValueKeepsWhatItDoesNotChangeW33(t *testing.T) {
@@ -188,8 +205,8 @@ func TestFeaturesValueKeepsWhatItDoesNotChangeW33(t *testing.T) {
 	if got, _ := featuresValue(nil, "force_rw_sys=1,nesting=1"); got == nil || *got != "force_rw_sys=1" {
 		t.Errorf("flags the provider does not model stay: %v", got)
 	}
-	if got, _ := featuresFromAPI(pveapi.GuestConfig{"features": "force_rw_sys=1"}, nil); got != nil {
-		t.Errorf("only flags the provider does not model: no features object, got %+v", got)
+	if got, _ := featuresFromAPI(pveapi.GuestConfig{"features": "force_rw_sys=1"}, nil); got == nil || !allOff(got.Nesting, got.Keyctl, got.Fuse, got.Mknod) {
+		t.Errorf("only flags the provider does not model: every modelled flag off, got %+v", got)
 	}
 	off := &featuresModel{Nesting: types.BoolValue(false), Keyctl: types.BoolNull(), Fuse: types.BoolNull(), Mknod: types.BoolNull(), Mount: types.SetNull(types.StringType)}
 	if got, _ := featuresValue(off, ""); got != nil {

@@ -78,13 +78,11 @@ func (r *containerResource) reconfigureInherited(ctx context.Context, node strin
 	return r.finishVolumes(ctx, node, vmid, plan, diags)
 }
 
-// updateFor is the config request of an update. For a clone or a restore
-// it is computed between views that hold the inherited values, so what the
-// configuration never declared is left as it is.
+// updateFor is the config request of an update, computed between views
+// that hold the live values of what the configuration never declared, so
+// those are left as they are: inherited from a clone source or an archive,
+// or set in PVE by anyone. What state declared and plan drops is removed.
 func (r *containerResource) updateFor(ctx context.Context, state, plan *containerModel, live pveapi.GuestConfig) (*configUpdate, error) {
-	if !plan.inherits() {
-		return toUpdate(state, plan, live)
-	}
 	vmid := state.vmid()
 	stateView, err := r.cloneView(ctx, vmid, nil, state, live)
 	if err != nil {

@@ -47,7 +47,7 @@ func containerSchema(ctx context.Context) schema.Schema {
 			"`unprivileged` and `vmid` are fixed at creation (changing them replaces the container); `os_template`, `clone` and `restore` only say how it is created, " +
 			"and changing them is only recorded; root's password and SSH keys are applied only then. " +
 			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
-			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts)." +
+			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts). " + guestops.UndeclaredSettings +
 			guestops.ReplacesSection(guestops.Container, guestops.VMIDFixed, unprivilegedFixed),
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
 			"clone":   guestops.CloneAttribute(guestops.Container),
@@ -318,15 +318,19 @@ func networkSchema() schema.MapNestedAttribute {
 
 func featuresSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "Container features, PVE's composite `features` key (W33). A flag left out, or false, is off. " +
+		MarkdownDescription: "Container features, PVE's composite `features` key (W33). In a declared `features`, a flag left out, or false, is off, " +
+			"and every flag is reported (`false` when off): `features = { keyctl = false }` and a container without features agree. " +
+			"Left out entirely, the container's features are left to PVE: never written, and no change is planned for them. " +
 			"Only root@pam with a password may change flags other than `nesting` (and, in a privileged container, `nesting` too); " +
 			"flags set by root are read under a token like any other.",
-		Optional: true,
+		Optional:      true,
+		Computed:      true,
+		PlanModifiers: []planmodifier.Object{featuresFollowState{}},
 		Attributes: map[string]schema.Attribute{
-			"nesting": schema.BoolAttribute{MarkdownDescription: "Allow nested containers (and systemd's sandboxing in recent distributions).", Optional: true},
-			"keyctl":  schema.BoolAttribute{MarkdownDescription: "Allow the keyctl() system call (unprivileged containers; Docker needs it). root@pam only.", Optional: true},
-			"fuse":    schema.BoolAttribute{MarkdownDescription: "Allow FUSE mounts. root@pam only.", Optional: true},
-			"mknod":   schema.BoolAttribute{MarkdownDescription: "Allow mknod() of a safe set of devices (experimental in PVE). root@pam only.", Optional: true},
+			"nesting": featureFlag("Allow nested containers (and systemd's sandboxing in recent distributions)."),
+			"keyctl":  featureFlag("Allow the keyctl() system call (unprivileged containers; Docker needs it). root@pam only."),
+			"fuse":    featureFlag("Allow FUSE mounts. root@pam only."),
+			"mknod":   featureFlag("Allow mknod() of a safe set of devices (experimental in PVE). root@pam only."),
 			"mount": schema.SetAttribute{
 				MarkdownDescription: "File system types the container may mount, e.g. `[\"nfs\", \"cifs\"]`. root@pam only.",
 				Optional:            true,
@@ -334,6 +338,15 @@ func featuresSchema() schema.SingleNestedAttribute {
 				Validators:          []validator.Set{setvalidator.ValueStringsAre(stringvalidator.RegexMatches(fsTypePattern, "must be a file system type such as nfs"))},
 			},
 		},
+	}
+}
+
+func featureFlag(description string) schema.BoolAttribute {
+	return schema.BoolAttribute{
+		MarkdownDescription: description,
+		Optional:            true,
+		Computed:            true,
+		PlanModifiers:       []planmodifier.Bool{flagOffWhenUnset{}},
 	}
 }
 

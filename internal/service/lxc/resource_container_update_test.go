@@ -182,8 +182,10 @@ func TestAccContainer_inPlaceUpdates(t *testing.T) {
 					ct.nicOption("net0", "tag", "20"), ct.nicOption("net0", "ip", "dhcp"), ct.nicOption("net0", "gw", ""),
 					ct.nicOption("net0", "ip6", ""), ct.nicOption("net0", "firewall", ""), ct.nicOption("net1", "rate", "12.5"),
 					ct.configHas(map[string]string{
-						"tags": "", "onboot": "", "features": "", "searchdomain": "", "nameserver": "", "console": "", "tty": "",
+						"tags": "", "onboot": "", "searchdomain": "", "nameserver": "", "console": "", "tty": "",
 						"cpulimit": "", "cpuunits": "", "description": "",
+						// features left out are left to PVE: nesting stays on.
+						"features": "nesting=1",
 					}),
 					func(*terraform.State) error {
 						if ct.volumes["mp1"] == "" || ct.volumes["mp1"] == ct.volumes["mp0"] {

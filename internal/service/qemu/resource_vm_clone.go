@@ -32,6 +32,9 @@ var (
 	// A restore, unlike a clone, is that guest again, cloud-init identity
 	// included.
 	archiveOrigin = origin{noun: "Restore", verb: "Restoring", keepNull: guestops.NoInheritanceLimits}
+	// A VM made from its configuration alone keeps what PVE or anyone
+	// else set and the configuration does not declare.
+	ownOrigin = origin{noun: "Update", verb: "Updating", keepNull: guestops.NoInheritanceLimits}
 )
 
 // origin tells what the VM inherits from, if anything.
@@ -97,13 +100,14 @@ func (r *vmResource) reconfigureInherited(ctx context.Context, config tfsdk.Conf
 	return r.finishConfig(ctx, node, vmid, plan, live, diags)
 }
 
-// updateFor is the config request of an update. For a clone or a restore
-// it is computed between views that hold the inherited values, so what
-// the configuration never declared is left as it is.
+// updateFor is the config request of an update, computed between views
+// that hold the live values of what the configuration never declared, so
+// those are left as they are: inherited from a clone source or an archive,
+// or set in PVE by anyone. What state declared and plan drops is removed.
 func (r *vmResource) updateFor(ctx context.Context, state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, error) {
 	from, inherits := plan.origin()
 	if !inherits {
-		return toUpdate(state, plan, live)
+		from = ownOrigin
 	}
 	vmid := state.vmid()
 	stateView, err := r.inheritedView(ctx, vmid, nil, state, live, from)

@@ -41,8 +41,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 		MarkdownDescription: "A QEMU virtual machine. Disks, CD-ROMs and network devices are maps keyed by PVE slot (`scsi0`, `ide2`, `net0`). " +
 			"Everything PVE can change in place is changed in place: hardware, disks (added, grown, options, moved to another storage), " +
 			"network devices, tags, pool, protection, power, and the node (by migration). Plans refuse what would lose data: shrinking a disk, " +
-			"moving a live disk between slots, re-importing a live disk. Attributes left out of the configuration are PVE's defaults: " +
-			"the provider neither writes nor reports them." +
+			"moving a live disk between slots, re-importing a live disk. " + guestops.UndeclaredSettings +
 			guestops.ReplacesSection(guestops.VM, guestops.VMIDFixed),
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.VM), map[string]schema.Attribute{
 			"clone":   guestops.CloneAttribute(guestops.VM),
