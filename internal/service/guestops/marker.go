@@ -202,7 +202,7 @@ func defaultName(kind Kind, vmid int) string {
 }
 
 // listedName is the name /cluster/resources lists for a finished guest
-// without one (pve-manager's cluster resources: "VM VMID", "CTVMID").
+// without one: "VM VMID" for a VM, "CTVMID" for a container.
 func listedName(kind Kind, vmid int) string {
 	if kind.Type == pveapi.GuestTypeLXC {
 		return "CT" + strconv.Itoa(vmid)
