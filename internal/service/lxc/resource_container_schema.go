@@ -261,7 +261,7 @@ func mountPointsSchema() schema.MapNestedAttribute {
 
 func ipSchema(family wire.IPFamily, addressForms string) schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: fmt.Sprintf("IPv%d settings, written inline on the device (W38).", family),
+		MarkdownDescription: fmt.Sprintf("IPv%d settings, written inline on the device.", family),
 		Optional:            true,
 		Attributes: map[string]schema.Attribute{
 			"address": schema.StringAttribute{
@@ -318,7 +318,7 @@ func networkSchema() schema.MapNestedAttribute {
 
 func featuresSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "Container features, PVE's composite `features` key (W33). In a declared `features`, a flag left out, or false, is off, " +
+		MarkdownDescription: "Container features, PVE's composite `features` key. In a declared `features`, a flag left out, or false, is off, " +
 			"and every flag is reported (`false` when off): `features = { keyctl = false }` and a container without features agree. " +
 			"Left out entirely, the container's features are left to PVE: never written, and no change is planned for them. " +
 			"Only root@pam with a password may change flags other than `nesting` (and, in a privileged container, `nesting` too); " +
