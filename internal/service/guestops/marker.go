@@ -264,7 +264,10 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 			continue
 		}
 		name := string(g.Name)
-		if name != req.Name && name != "" && !(req.Name == "" && name == listedName(a.Kind, vmid)) {
+		// A nameless guest is listed without a name while it is being
+		// created, then under the name listedName makes up.
+		nameless := name == "" || req.Name == "" && name == listedName(a.Kind, vmid)
+		if name != req.Name && !nameless {
 			continue
 		}
 		if req.Name == "" && a.VMIDRange.Min != 0 && (vmid < a.VMIDRange.Min || vmid > a.VMIDRange.Max) {
