@@ -82,27 +82,36 @@ func TestW33FeaturesByIdentity(t *testing.T) {
 	t.Parallel()
 	e := newCTEnv(t, Options{})
 	const exceptNesting = "Permission check failed (changing feature flags (except nesting) is only allowed for root@pam)"
-	for _, features := range []string{"keyctl=1", "nesting=1,fuse=1", "mount=nfs", "nesting=0"} {
+	for _, features := range []string{"keyctl=1", "nesting=1,fuse=1", "mount=nfs"} {
 		e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "features", features}).
 			wantStatus(t, http.StatusForbidden, exceptNesting)
 	}
 	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "nesting", "1"}).
 		wantParamError(t, "nesting", "property is not defined in schema and the schema does not allow additional properties")
+	// A lone nesting=0 is a nesting change like nesting=1 (pve-container
+	// 651478e, in 5.2.4).
+	e.createCT(t, "102", "rootfs", "local-lvm:4", "features", "nesting=0")
 	e.createCT(t, "100", "rootfs", "local-lvm:4", "features", "nesting=1")
 
 	e.setCT(t, "100", []string{"features", "nesting=1,keyctl=1"}).wantStatus(t, http.StatusForbidden, exceptNesting)
 	e.setCT(t, "100", []string{"features", "nesting=0"}).wantNull(t)
-	// PVE counts a lone nesting=0 as other flags: removing it is refused.
-	e.setCT(t, "100", []string{"delete", "features"}).wantStatus(t, http.StatusForbidden, exceptNesting)
+	// Removing a lone nesting=0 is a nesting change too (pve-container
+	// 651478e), and so is removing nesting=1.
+	e.setCT(t, "100", []string{"delete", "features"}).wantNull(t)
 	e.setCT(t, "100", []string{"features", "nesting=1"}).wantNull(t)
 	e.setCT(t, "100", []string{"delete", "features"}).wantNull(t)
 	if cfg := e.ctConfig(t, "pve1", "100"); cfg["features"] != "" {
 		t.Errorf("features = %q after delete", cfg["features"])
 	}
-	// nesting needs VM.Allocate.
+	// nesting needs VM.Allocate, however it changes.
+	e.setCT(t, "102", []string{"features", "nesting=0,keyctl=1"}, e.asRoot(t)).wantNull(t)
+	e.setCT(t, "102", []string{"delete", "features"}).wantStatus(t, http.StatusForbidden, exceptNesting)
+	e.setCT(t, "102", []string{"features", "nesting=0"}, e.asRoot(t)).wantNull(t)
 	e.sim.SetPrivileges(testTokenUser, "VM.Audit", "VM.Config.Options", "VM.Config.Disk")
 	e.setCT(t, "100", []string{"features", "nesting=1"}).
 		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/100, VM.Allocate)")
+	e.setCT(t, "102", []string{"delete", "features"}).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/102, VM.Allocate)")
 	e.sim.ClearPrivileges(testTokenUser)
 
 	root := e.asRoot(t)

@@ -90,14 +90,19 @@ func (m ctModifyCheck) check(c *call, opt string, isDelete bool) error {
 
 // checkFeatures is the features branch (W33): a privileged container's
 // flags are root@pam's alone; otherwise only nesting may change, and that
-// needs VM.Allocate.
+// needs VM.Allocate. A features value that is being created or deleted
+// counts as a nesting change when nesting is its only key, whatever its
+// value: pve-container 651478e ("api: config: permission checks: fix check
+// for 'nesting' feature", in 5.2.4) made both checks exists($features->
+// {nesting}), so a lone nesting=0 is no longer taken for other flags.
 func (m ctModifyCheck) checkFeatures(c *call, isDelete bool) error {
 	if !m.unprivileged {
 		return permError("changing feature flags for privileged container is only allowed for root@pam")
 	}
 	nestingChanged, otherChanged := false, false
 	classify := func(features map[string]string) {
-		if len(features) == 1 && features["nesting"] == "1" {
+		_, hasNesting := features["nesting"]
+		if len(features) == 1 && hasNesting {
 			nestingChanged = true
 		} else if len(features) > 0 {
 			otherChanged = true
