@@ -154,3 +154,59 @@ func TestAccContainer_rootFlagsReadUnderTokenW33(t *testing.T) {
 		},
 	})
 }
+
+// Nesting is the one flag PVE lets a token change in an unprivileged
+// container, with VM.Allocate (W33), and PVE::LXC::check_ct_modify_config_perm
+// takes nesting=1 to nesting=0 as a nesting change. Turning every flag off,
+// or leaving nesting out of the object, sends nesting=0 and is accepted
+// under a token; leaving the object out plans no change.
+func TestAccContainer_nestingOffUnderTokenW33(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	ct := newCTRef(tg)
+	allOff := "  features = { nesting = false, keyctl = false, fuse = false, mknod = false }"
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkCTDestroyed(ct),
+		Steps: []resource.TestStep{
+			{
+				Config: ctConfig(tg, smallCT("  features = { nesting = true }", "")),
+				Check:  resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+			},
+			{
+				// Every flag off.
+				Config:           ctConfig(tg, smallCT(allOff, "")),
+				ConfigPlanChecks: expectUpdate(),
+				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=0"})),
+			},
+			{
+				// The features object left out after nesting was turned off:
+				// no change.
+				Config:   ctConfig(tg, smallCT("", "")),
+				PlanOnly: true,
+			},
+			{
+				Config:           ctConfig(tg, smallCT("  features = { nesting = true }", "")),
+				ConfigPlanChecks: expectUpdate(),
+				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+			},
+			{
+				// nesting left out of the object, straight from on: off.
+				Config:           ctConfig(tg, smallCT("  features = { keyctl = false }", "")),
+				ConfigPlanChecks: expectUpdate(),
+				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=0"})),
+			},
+			{
+				Config:           ctConfig(tg, smallCT("  features = { nesting = true }", "")),
+				ConfigPlanChecks: expectUpdate(),
+				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+			},
+			{
+				// The features object left out entirely leaves the flags to
+				// PVE: no change, nothing written.
+				Config:   ctConfig(tg, smallCT("", "")),
+				PlanOnly: true,
+			},
+		},
+	})
+}
