@@ -61,10 +61,19 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 		key = rec.Path
 	}
 	s.countRequest(r.Method, key)
-	defer func() {
+	// The request is recorded before its answer (or the dropped connection)
+	// reaches the client: a client that looks at the record right after it
+	// saw the answer must find it.
+	recorded := false
+	finish := func() {
+		if recorded {
+			return
+		}
+		recorded = true
 		rec.Duration = time.Since(start)
 		s.record(rec)
-	}()
+	}
+	defer finish()
 
 	if d := s.latencyFor(r.Method, rec.Path, rec.Template); d > 0 {
 		sleepCtx(r, d)
@@ -74,15 +83,18 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 		switch fault.Action {
 		case FaultDropBefore:
 			rec.Dropped = true
+			finish()
 			dropConnection(w, r)
 			return
 		case FaultStall:
 			rec.Status = http.StatusOK
+			finish()
 			stallAnswer(w, r)
 			return
 		case FaultRespond:
 			rep := errorReply(&apiError{status: fault.Status, message: fault.Message + "\n"})
 			rec.Status = rep.status
+			finish()
 			s.send(w, r, rep)
 			return
 		}
@@ -92,6 +104,7 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 
 	if fault != nil && fault.Action == FaultDropAfter {
 		rec.Dropped = true
+		finish()
 		dropConnection(w, r)
 		return
 	}
@@ -102,6 +115,7 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 		sleepCtx(r, s.opts.AuthFailureDelay)
 	}
 	rec.Status = rep.status
+	finish()
 	s.send(w, r, rep)
 }
 
