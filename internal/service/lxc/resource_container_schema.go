@@ -208,7 +208,7 @@ func rootDiskSchema() schema.SingleNestedAttribute {
 
 func mountPointsSchema() schema.MapNestedAttribute {
 	return schema.MapNestedAttribute{
-		MarkdownDescription: "Mount points keyed by slot (`mp0`-`mp255`): a volume PVE allocates on `storage` (W37), or a bind mount of `host_path` (W36). " +
+		MarkdownDescription: "Mount points keyed by slot (`mp0`-`mp255`): a volume PVE allocates on `storage`, or a bind mount of `host_path`. " +
 			"A volume keeps its id for life: options and `path` change in place, `size` only grows, `storage` moves the data. " +
 			"A volume mount point removed from the map is detached (PVE keeps it as `unusedN`) unless `purge_removed_disks` is true. " +
 			"Bind mounts need a password login as root@pam, and a live bind mount is never re-pointed.",
@@ -385,7 +385,7 @@ func consoleSchema() schema.SingleNestedAttribute {
 				Validators:          []validator.String{stringvalidator.OneOf(consoleModes...)},
 			},
 			"ttys": schema.Int64Attribute{
-				MarkdownDescription: "Number of ttys (`tty`), 0-6. PVE 9.2 refuses it at creation (W39): the provider sets it right after.",
+				MarkdownDescription: "Number of ttys (`tty`), 0-6. PVE 9.2 refuses it at creation: the provider sets it right after.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 6)},
 			},

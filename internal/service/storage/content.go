@@ -34,7 +34,7 @@ var (
 		typeSuffix: "iso", content: pveapi.ContentISO, noun: "ISO image", title: "ISO Image",
 		extensions: []string{".iso", ".img"}, foldCase: true,
 		example: "debian-13-netinst.iso",
-		purpose: "An ISO image on a PVE storage (content `iso`), for a VM's CD-ROM drive; a NoCloud seed ISO is one too (W32).",
+		purpose: "An ISO image on a PVE storage (content `iso`), for a VM's CD-ROM drive; a NoCloud seed ISO is one too.",
 	}
 	osTemplateKind = artifactKind{
 		typeSuffix: "os_template", content: pveapi.ContentVZTmpl, noun: "container template", title: "Container Template",
@@ -47,7 +47,7 @@ var (
 		extensions: []string{".qcow2", ".raw", ".vmdk"},
 		example:    "debian-13-genericcloud-amd64.qcow2",
 		purpose: "A disk image on a PVE storage (content `import`), such as a cloud image, " +
-			"to seed a VM disk from: `pve_vm.disks.scsi0.import_from = pve_disk_image.cloud.volume` (W25).",
+			"to seed a VM disk from: `pve_vm.disks.scsi0.import_from = pve_disk_image.cloud.volume`.",
 	}
 )
 
