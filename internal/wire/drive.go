@@ -196,7 +196,7 @@ func (d Drive) CreateForm() (string, error) {
 	}
 	if !d.IsCreateForm() {
 		return "", fmt.Errorf("drive already has volume %s: the create form would allocate a new volume; "+
-			"use the live form to change it (W21)", d.VolumeID())
+			"use the live form to change it", d.VolumeID())
 	}
 	if err := checkSizeGiB(d.SizeGiB); err != nil {
 		return "", err
@@ -217,7 +217,7 @@ func (d Drive) LiveForm() (string, error) {
 		return "", errors.New("drive has no file")
 	}
 	if d.File == "" && d.IsCreateForm() {
-		return "", fmt.Errorf("drive %q has no volume yet: its live form would allocate one (W21)", d.FileValue())
+		return "", fmt.Errorf("drive %q has no volume yet: its live form would allocate one", d.FileValue())
 	}
 	if err := d.CheckImportFrom(); err != nil {
 		return "", err

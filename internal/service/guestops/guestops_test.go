@@ -149,7 +149,7 @@ func TestFollowUpsW22W23(t *testing.T) {
 		t.Errorf("W23: moves %v", moves)
 	}
 	planned["mp1"] = volume("local-lvm", "2", "")
-	if _, _, err := FollowUps(MountPointNoun, planned, live); err == nil || !strings.Contains(err.Error(), "W22") {
+	if _, _, err := FollowUps(MountPointNoun, planned, live); err == nil || !strings.Contains(err.Error(), "larger than the planned 2; PVE cannot shrink a volume") {
 		t.Errorf("W22: a smaller planned size must fail, got %v", err)
 	}
 	delete(live, "mp1")

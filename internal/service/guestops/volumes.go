@@ -175,7 +175,7 @@ func FollowUps(noun VolumeNoun, planned map[string]Volume, live map[string]wire.
 			case !known || wantBytes > haveBytes:
 				resizes = append(resizes, Resize{Slot: slot, Size: wire.FormatSize(wantBytes)})
 			case wantBytes < haveBytes:
-				return nil, nil, fmt.Errorf("%s %s: the volume is %s in PVE, larger than the planned %s; PVE cannot shrink a volume (W22)",
+				return nil, nil, fmt.Errorf("%s %s: the volume is %s in PVE, larger than the planned %s; PVE cannot shrink a volume",
 					noun.Noun, slot, fwutil.FormatSizeAttribute(haveBytes), want.Size.ValueString())
 			}
 		}

@@ -136,7 +136,7 @@ func checkPlan(state, plan *containerModel) []guestops.Issue {
 				issues = append(issues, guestops.Issue{
 					Path:    mountPath(slot, "host_path"),
 					Summary: "Bind Mount Cannot Be Re-Pointed",
-					Detail: fmt.Sprintf("Mount point %s binds %s of the node; the configuration asks for %s. The provider never re-points a live bind mount (W36): "+
+					Detail: fmt.Sprintf("Mount point %s binds %s of the node; the configuration asks for %s. The provider never re-points a live bind mount: "+
 						"the container would see other data under %s without notice. To bind another directory, add it in a free slot and remove %s; "+
 						"or remove %s in one apply and declare it again in the next.",
 						slot, had.HostPath.ValueString(), want.HostPath.ValueString(), had.Path.ValueString(), slot, slot),
@@ -167,7 +167,7 @@ func checkPlan(state, plan *containerModel) []guestops.Issue {
 		issues = append(issues, guestops.Issue{
 			Path:    path.Root("started"),
 			Summary: "Container Stops For A Volume Move",
-			Detail:  "A volume moves to another storage (W23). PVE moves a container's volumes only while it is stopped: the container is shut down for the move and started again.",
+			Detail:  "A volume moves to another storage. PVE moves a container's volumes only while it is stopped: the container is shut down for the move and started again.",
 			Warning: true,
 		})
 	}

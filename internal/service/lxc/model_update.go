@@ -80,7 +80,7 @@ func (u *configUpdate) mountPoints(state, plan *containerModel, live pveapi.Gues
 			return fmt.Errorf("mount_points.%s: the slot holds a %s in PVE (%s); declare the %s in a free slot", slot, kind, liveValue, wantKind)
 		}
 		if kind == mountBind && drive.File != want.HostPath.ValueString() {
-			return fmt.Errorf("mount_points.%s: the bind mount shows host path %s in PVE; a live bind mount is never re-pointed (W36)", slot, drive.File)
+			return fmt.Errorf("mount_points.%s: the bind mount shows host path %s in PVE; a live bind mount is never re-pointed", slot, drive.File)
 		}
 		value, err := want.liveValue(drive)
 		if err != nil {

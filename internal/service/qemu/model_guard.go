@@ -31,7 +31,7 @@ func checkConfig(m *vmModel) []guestops.Issue {
 			issues = append(issues, guestops.Issue{
 				Path:    diskPath(slot, "ssd"),
 				Summary: "SSD Emulation Not Supported On This Bus",
-				Detail: fmt.Sprintf("Disk %s is on the %s bus, which has no ssd option (W26): PVE accepts ssd only on scsi, sata and ide. "+
+				Detail: fmt.Sprintf("Disk %s is on the %s bus, which has no ssd option: PVE accepts ssd only on scsi, sata and ide. "+
 					"Remove ssd from this disk, or declare it on a scsi or sata slot.", slot, bus),
 			})
 		}
@@ -39,7 +39,7 @@ func checkConfig(m *vmModel) []guestops.Issue {
 			issues = append(issues, guestops.Issue{
 				Path:    diskPath(slot, "iothread"),
 				Summary: "IO Thread Not Supported On This Bus",
-				Detail: fmt.Sprintf("Disk %s is on the %s bus; iothread applies only to virtio and scsi disks (W26). "+
+				Detail: fmt.Sprintf("Disk %s is on the %s bus; iothread applies only to virtio and scsi disks. "+
 					"Remove iothread from this disk, or declare it on a virtio or scsi slot (on scsi together with scsi_hardware = \"virtio-scsi-single\").", slot, bus),
 			})
 		}

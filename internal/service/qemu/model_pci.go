@@ -254,7 +254,7 @@ func checkPCIPlan(state, plan *vmModel, principal string, undeclared []string) [
 			Path:    path.Root("pci_devices"),
 			Summary: "PCI Device Not Managed",
 			Detail: fmt.Sprintf("The VM has %s, which the configuration does not declare. The provider leaves it as it is and never removes a "+
-				"passthrough device (W42). Declare it in pci_devices to manage it, or remove it in PVE.", slot),
+				"passthrough device. Declare it in pci_devices to manage it, or remove it in PVE.", slot),
 			Warning: true,
 		})
 	}

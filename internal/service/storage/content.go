@@ -72,7 +72,7 @@ func (k artifactKind) checkFileName(name string) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q does not end in an extension PVE accepts for %s (content %q): %s (W44)",
+	return fmt.Errorf("%q does not end in an extension PVE accepts for %s (content %q): %s",
 		name, k.noun+"s", k.content, strings.Join(k.extensions, ", "))
 }
 
