@@ -3,7 +3,7 @@ package pvesim
 import (
 	"strings"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Container clone (PVE::API2::LXC clone_vm). Everything but the volume
@@ -106,7 +106,7 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 	for _, opt := range sortedKeys(src.Config) {
 		value := src.Config[opt]
 		switch {
-		case wire.IsUnusedSlot(opt) || opt == "lock" || opt == "template":
+		case pvegrammar.IsLXCUnusedKey(opt) || opt == "lock" || opt == "template":
 		case isMountKey(opt):
 			mp, err := parseMountPoint(opt, value)
 			if err != nil {

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -175,7 +176,7 @@ func (j *ctJob) update(req *ctUpdate) (map[string]string, error) {
 		switch {
 		case opt == "memory" || opt == "rootfs" || opt == "ostype":
 			return nil, errorf("unable to delete required option '%s'", opt)
-		case wire.IsUnusedSlot(opt) || isMountKey(opt):
+		case pvegrammar.IsLXCUnusedKey(opt) || isMountKey(opt):
 			if g.Config["protection"] == "1" {
 				return nil, errorf("can't remove CT %d drive '%s' - protection mode enabled", g.VMID, opt)
 			}

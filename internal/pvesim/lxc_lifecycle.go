@@ -3,7 +3,7 @@ package pvesim
 import (
 	"strings"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Container destroy, template and migrate (PVE::API2::LXC destroy_vm,
@@ -73,7 +73,7 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 	}
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
-		if !wire.IsUnusedSlot(key) {
+		if !pvegrammar.IsLXCUnusedKey(key) {
 			mp, err := parseMountPoint(key, volid)
 			if err != nil || !mp.isVolume() {
 				continue
@@ -233,7 +233,7 @@ func ctLocalVolumes(cl *Cluster, g *Guest, target string) ([]string, error) {
 	var local []string
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
-		if !wire.IsUnusedSlot(key) {
+		if !pvegrammar.IsLXCUnusedKey(key) {
 			mp, err := parseMountPoint(key, volid)
 			if err != nil {
 				return nil, err

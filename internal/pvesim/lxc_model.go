@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -173,7 +174,7 @@ func mountOrder(key string) int {
 func ctVolumeKeys(cfg map[string]string) []string {
 	out := mountKeys(cfg)
 	for _, k := range sortedKeys(cfg) {
-		if wire.IsUnusedSlot(k) {
+		if pvegrammar.IsLXCUnusedKey(k) {
 			out = append(out, k)
 		}
 	}
@@ -197,7 +198,7 @@ func ctVolumes(cfg map[string]string) map[string]bool {
 func writeCTConfig(g *Guest) {
 	used := ctVolumes(g.Config)
 	for k, v := range g.Config {
-		if wire.IsUnusedSlot(k) && used[v] {
+		if pvegrammar.IsLXCUnusedKey(k) && used[v] {
 			delete(g.Config, k)
 		}
 	}
@@ -218,7 +219,7 @@ func addCTUnused(cfg map[string]string, volid string) (string, error) {
 // rewriteMountPoints points mount points and unusedN at renamed volumes.
 func rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
 	for _, key := range ctVolumeKeys(cfg) {
-		if wire.IsUnusedSlot(key) {
+		if pvegrammar.IsLXCUnusedKey(key) {
 			if nv, ok := renamed[cfg[key]]; ok {
 				cfg[key] = nv
 			}

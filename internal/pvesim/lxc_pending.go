@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Applying a container's [pve:pending] section: vmconfig_apply_pending for
@@ -82,7 +82,7 @@ func (j *ctJob) deletePendingValue(opt string) error {
 			_, err := addCTUnused(g.Config, mp.volume())
 			return err
 		}
-	case wire.IsUnusedSlot(opt):
+	case pvegrammar.IsLXCUnusedKey(opt):
 		j.freeUnlessUsed(value)
 	}
 	return nil
@@ -161,7 +161,7 @@ func (j *ctJob) hotplugPending(selection map[string]bool, errs map[string]string
 		}
 		switch {
 		case ctFastPlug[opt], opt == "swap", opt == "cpulimit", opt == "cpuunits", isCTNetKey(opt):
-		case wire.IsUnusedSlot(opt):
+		case pvegrammar.IsLXCUnusedKey(opt):
 			j.freeUnlessUsed(g.Config[opt])
 		default:
 			continue

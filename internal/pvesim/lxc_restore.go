@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -138,7 +139,7 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 		old := &Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: g.Config}
 		for _, key := range ctVolumeKeys(old.Config) {
 			volid := old.Config[key]
-			if mp, err := parseMountPoint(key, volid); err == nil && !wire.IsUnusedSlot(key) {
+			if mp, err := parseMountPoint(key, volid); err == nil && !pvegrammar.IsLXCUnusedKey(key) {
 				volid = mp.volume()
 			}
 			if ctOwnsVolume(cl, req.vmid, volid) && cl.Volume(req.node, volid) != nil {
@@ -154,7 +155,7 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	for _, k := range sortedKeys(orig) {
 		switch {
 		case k == "digest" || k == "rootfs" || k == "unprivileged" || k == "parent" || k == "template" || k == "lock":
-		case isMountKey(k) || wire.IsUnusedSlot(k):
+		case isMountKey(k) || pvegrammar.IsLXCUnusedKey(k):
 		case k == "lxc" && !req.root:
 			t.Warn("skipping custom lxc options, restore manually as root:")
 		case req.unique && isCTNetKey(k):

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -418,7 +419,7 @@ func (s *Sim) deleteOption(cl *Cluster, g *Guest, req *updateRequest, opt string
 		modified["boot"] = true
 	}
 	switch {
-	case wire.IsUnusedSlot(opt):
+	case pvegrammar.IsQemuUnusedKey(opt):
 		d, _ := parseDrive(opt, val)
 		if g.Config["protection"] == "1" {
 			return errorf("can't remove unused disk '%s' - protection mode enabled", d.file())

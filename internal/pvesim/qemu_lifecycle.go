@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Destroy, template and migrate (Qemu.pm destroy_vm, template,
@@ -105,7 +105,7 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 func volumeKeys(cfg map[string]string) []string {
 	var out []string
 	for _, k := range sortedKeys(cfg) {
-		if isDriveKey(k) || wire.IsUnusedSlot(k) || k == "vmstate" {
+		if isDriveKey(k) || pvegrammar.IsQemuUnusedKey(k) || k == "vmstate" {
 			out = append(out, k)
 		}
 	}
@@ -444,7 +444,7 @@ func migratePrecondition(c *call) (any, error) {
 		if file == "none" || file == "cdrom" && isCDROM {
 			continue
 		}
-		entry := map[string]any{"volid": file, "cdrom": boolInt(isCDROM), "is_unused": boolInt(wire.IsUnusedSlot(key))}
+		entry := map[string]any{"volid": file, "cdrom": boolInt(isCDROM), "is_unused": boolInt(pvegrammar.IsQemuUnusedKey(key))}
 		if st, _, err := parseVolume(cl, file); err == nil {
 			if st.Shared {
 				continue

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -273,7 +274,7 @@ func writeConfig(g *Guest) {
 		}
 	}
 	for k, v := range g.Config {
-		if wire.IsUnusedSlot(k) && used[v] {
+		if pvegrammar.IsQemuUnusedKey(k) && used[v] {
 			delete(g.Config, k)
 		}
 	}

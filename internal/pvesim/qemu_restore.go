@@ -3,6 +3,7 @@ package pvesim
 import (
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -135,7 +136,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		// destroy_vm keeps an empty config: the old disks go first.
 		for _, key := range volumeKeys(g.Config) {
 			d, ok := parseDrive(key, g.Config[key])
-			if wire.IsUnusedSlot(key) {
+			if pvegrammar.IsQemuUnusedKey(key) {
 				d, ok = drive{"file": g.Config[key]}, true
 			}
 			if ok && !d.isCDROMNotCloudInit() && ownsVolume(cl, g, d.file()) && cl.Volume(g.Node, d.file()) != nil {
@@ -148,7 +149,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 	for _, key := range sortedKeys(backup) {
 		value := backup[key]
 		switch {
-		case key == "lock" || key == "parent" || key == "digest" || wire.IsUnusedSlot(key):
+		case key == "lock" || key == "parent" || key == "digest" || pvegrammar.IsQemuUnusedKey(key):
 		case isDriveKey(key):
 			d, ok := parseDrive(key, value)
 			if !ok {
