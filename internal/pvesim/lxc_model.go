@@ -17,8 +17,6 @@ import (
 // [pve:pending] section, the unusedN bookkeeping.
 
 const (
-	// maxMountPoints is $MAX_MOUNT_POINTS (mp0..mp255).
-	maxMountPoints = 256
 	// defaultCTMemoryMiB and defaultCTSwapMiB are what create writes when
 	// the request has none.
 	defaultCTMemoryMiB = 512
@@ -79,8 +77,8 @@ func isMountKey(key string) bool {
 	if key == "rootfs" {
 		return true
 	}
-	i, ok := wire.SlotIndex(key, "mp")
-	return ok && i < maxMountPoints
+	_, ok := pvegrammar.LXCMountPointIndex(key)
+	return ok
 }
 
 // mountPoint is a parsed rootfs, mpN or unusedN value: the schema's keys,
@@ -165,7 +163,7 @@ func mountOrder(key string) int {
 	if key == "rootfs" {
 		return -1
 	}
-	i, _ := wire.SlotIndex(key, "mp")
+	i, _ := pvegrammar.LXCMountPointIndex(key)
 	return i
 }
 

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -162,8 +163,7 @@ func (m ctModifyCheck) checkTags(c *call, isDelete bool) error {
 }
 
 func isCTNetKey(key string) bool {
-	i, ok := wire.SlotIndex(key, "net")
-	return ok && i < 32
+	return pvegrammar.IsLXCNetKey(key)
 }
 
 // checkBridgeAccess is check_bridge_access: SDN.Use on the bridge of the

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Drive values in requests: the checks PVE runs before it forks
@@ -446,7 +446,7 @@ func guestDrives(cfg map[string]string) []string {
 
 var slotRank = func() map[string]int {
 	m := map[string]int{}
-	for i, k := range wire.DiskSlotKeys() {
+	for i, k := range pvegrammar.QemuDriveKeys() {
 		m[k] = i
 	}
 	return m

@@ -125,7 +125,7 @@ func (d drive) print() string {
 }
 
 // isDriveKey is is_valid_drivename: a disk slot, not unusedN.
-func isDriveKey(key string) bool { return wire.IsDiskSlot(key) }
+func isDriveKey(key string) bool { return pvegrammar.IsQemuDriveKey(key) }
 
 // printNet is print_net: "MODEL=MAC", then the other keys sorted.
 func printNet(n map[string]string) string {
@@ -419,7 +419,7 @@ func bootDiskSize(cfg map[string]string) int64 {
 func defaultBootDevices(cfg map[string]string) []string {
 	var out []string
 	for _, cdrom := range []bool{false, true} {
-		for _, key := range wire.DiskSlotKeys() {
+		for _, key := range pvegrammar.QemuDriveKeys() {
 			if key == "efidisk0" || key == "tpmstate0" {
 				continue
 			}
