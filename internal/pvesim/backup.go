@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/proxops/terraform-provider-pve/internal/wire"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Backup archives (vzdump) and GET /nodes/{node}/vzdump/extractconfig
@@ -154,7 +154,7 @@ func backupSize(config string) int64 {
 	for _, line := range strings.Split(config, "\n") {
 		if i := strings.Index(line, "size="); i >= 0 {
 			v, _, _ := strings.Cut(line[i+len("size="):], ",")
-			if n, err := wire.ParseSize(v); err == nil {
+			if n, ok := pvegrammar.ParseSize(v); ok {
 				sum += n
 			}
 		}

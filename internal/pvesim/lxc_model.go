@@ -9,7 +9,6 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // The container's config file as pve-container keeps it (PVE::LXC::Config):
@@ -128,8 +127,8 @@ func (m mountPoint) print(key string) string {
 		}
 		v := m[k]
 		if k == "size" {
-			if n, err := wire.ParseSize(v); err == nil {
-				v = wire.FormatSize(n)
+			if n, ok := pvegrammar.ParseSize(v); ok {
+				v = pvegrammar.FormatSize(n)
 			}
 		}
 		parts = append(parts, k+"="+v)
@@ -139,8 +138,8 @@ func (m mountPoint) print(key string) string {
 
 // sizeBytes is the mount point's size= in bytes, 0 without one.
 func (m mountPoint) sizeBytes() int64 {
-	n, err := wire.ParseSize(m["size"])
-	if err != nil {
+	n, ok := pvegrammar.ParseSize(m["size"])
+	if !ok {
 		return 0
 	}
 	return n

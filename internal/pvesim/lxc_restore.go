@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Container restore (pve-container PVE/API2/LXC.pm create_vm with
@@ -234,8 +233,8 @@ func archiveMounts(orig map[string]string, storage string, root bool) (mounts, d
 			delayed[k] = orig[k]
 			continue
 		}
-		size, err := wire.ParseSize(valueOr(mp["size"], "0"))
-		if err != nil || size == 0 {
+		size, ok := pvegrammar.ParseSize(valueOr(mp["size"], "0"))
+		if !ok || size == 0 {
 			return nil, nil, errorf("unable to detect disk size - please specify %s (size)", k)
 		}
 		delete(mp, "size")

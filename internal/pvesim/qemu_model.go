@@ -115,8 +115,8 @@ func (d drive) print() string {
 	for _, k := range keys {
 		v := d[k]
 		if k == "size" {
-			if n, err := wire.ParseSize(v); err == nil {
-				v = wire.FormatSize(n)
+			if n, ok := pvegrammar.ParseSize(v); ok {
+				v = pvegrammar.FormatSize(n)
 			}
 		}
 		parts = append(parts, k+"="+v)
@@ -405,8 +405,8 @@ func bootDiskSize(cfg map[string]string) int64 {
 		if !ok || d.isCDROM() {
 			continue
 		}
-		n, err := wire.ParseSize(d["size"])
-		if err != nil {
+		n, ok := pvegrammar.ParseSize(d["size"])
+		if !ok {
 			return 0
 		}
 		return n

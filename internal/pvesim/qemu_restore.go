@@ -242,8 +242,8 @@ func (s *Sim) restoreDisk(cl *Cluster, req *qemuRestore, key string, d drive) (d
 	case key == "tpmstate0":
 		a.format, a.size = "raw", tpmStateSize
 	default:
-		size, err := wire.ParseSize(valueOr(d["size"], "0"))
-		if err != nil || size == 0 {
+		size, ok := pvegrammar.ParseSize(valueOr(d["size"], "0"))
+		if !ok || size == 0 {
 			return nil, nil, errorf("unable to restore '%s' - unknown disk size", key)
 		}
 		a.size = size
