@@ -241,6 +241,5 @@ func (j *ctJob) checkMountValue(opt, value string) error {
 
 // normalizedTags is get_unique_tags: PVE's tag form (W19).
 func normalizedTags(value string) string {
-	list, _ := wire.ParseTags(value)
-	return wire.FormatTags(list)
+	return pvegrammar.UniqueTags(value)
 }

@@ -190,3 +190,25 @@ func TestCTList(t *testing.T) {
 		t.Errorf("entry = %v", ct)
 	}
 }
+
+// pve-guest-common src/PVE/GuestHelpers.pm assert_tag_permissions (called by
+// pve-container src/PVE/LXC.pm check_ct_modify_config_perm) checks
+// VM.Config.Options whenever tags are set or deleted, even when the new list
+// names the same tags in another case or order; the stored form is
+// get_unique_tags'.
+func TestContainerTagsNeedConfigOptions(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.createCT(t, "100", "rootfs", "local-lvm:4", "tags", "Web;db")
+	if cfg := e.ctConfig(t, "pve1", "100"); cfg["tags"] != "db;web" {
+		t.Fatalf("tags = %q, want get_unique_tags' form", cfg["tags"])
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit", "VM.Config.Disk")
+	e.setCT(t, "100", []string{"tags", "db,WEB"}).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/100, VM.Config.Options)")
+	e.setCT(t, "100", []string{"delete", "tags"}).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/100, VM.Config.Options)")
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit", "VM.Config.Options")
+	e.setCT(t, "100", []string{"tags", "db,WEB"}).wantNull(t)
+	e.sim.ClearPrivileges(testTokenUser)
+}

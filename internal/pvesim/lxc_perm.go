@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Who may change what in a container: PVE::LXC::check_ct_modify_config_perm
@@ -84,7 +83,7 @@ func (m ctModifyCheck) check(c *call, opt string, isDelete bool) error {
 	case opt == "hookscript":
 		return permError("changing the hookscript is only allowed for root@pam")
 	case opt == "tags":
-		return m.checkTags(c, isDelete)
+		return m.checkTags(c)
 	}
 	return c.checkVMPerm(m.vmid, m.pool, "VM.Config.Options")
 }
@@ -148,17 +147,15 @@ func (m ctModifyCheck) checkFeatures(c *call, isDelete bool) error {
 	return nil
 }
 
-// checkTags stands in for assert_tag_permissions: changing the tag set
-// needs VM.Config.Options.
-func (m ctModifyCheck) checkTags(c *call, isDelete bool) error {
-	oldTags, _ := wire.ParseTags(m.oldConf["tags"])
-	var newTags []string
-	if !isDelete {
-		newTags, _ = wire.ParseTags(m.newConf["tags"])
-	}
-	if wire.SameTags(oldTags, newTags) {
-		return nil
-	}
+// checkTags is pve-guest-common src/PVE/GuestHelpers.pm
+// assert_tag_permissions, called by pve-container src/PVE/LXC.pm
+// check_ct_modify_config_perm for "tags": VM.Config.Options is checked
+// whenever tags are set or deleted, even to the same list. Its per-tag
+// checks only refuse tags that datacenter.cfg registers or does not allow
+// (user-tag-access, registered-tags); the simulator keeps datacenter.cfg's
+// defaults (user-allow=free, no registered tags), under which every tag
+// passes.
+func (m ctModifyCheck) checkTags(c *call) error {
 	return c.checkVMPerm(m.vmid, m.pool, "VM.Config.Options")
 }
 

@@ -484,8 +484,7 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 			return err
 		}
 	case opt == "tags":
-		list, _ := wire.ParseTags(value)
-		g.ensurePending()[opt] = wire.FormatTags(list)
+		g.ensurePending()[opt] = pvegrammar.UniqueTags(value) // update_vm_api: get_unique_tags
 	case opt == "cipassword":
 		if !windowsGuest(g.Config) && !hashedPassword.MatchString(value) {
 			value = s.cryptPassword(value)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -193,8 +194,7 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 		conf["machine"] = pinMachine(conf["machine"])
 	}
 	if tags, ok := conf["tags"]; ok {
-		list, _ := wire.ParseTags(tags)
-		conf["tags"] = wire.FormatTags(list)
+		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	if d, ok := conf["description"]; ok {
 		conf["description"] = strings.TrimRight(d, " \t\r\n")

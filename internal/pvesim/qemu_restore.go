@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // VM restore (qemu-server PVE/API2/Qemu.pm create_vm with "archive",
@@ -192,8 +191,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		conf[k] = v
 	}
 	if tags, ok := conf["tags"]; ok {
-		list, _ := wire.ParseTags(tags)
-		conf["tags"] = wire.FormatTags(list)
+		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	if d, ok := conf["description"]; ok {
 		conf["description"] = strings.TrimRight(d, " \t\r\n")
