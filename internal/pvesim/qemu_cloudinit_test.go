@@ -4,11 +4,12 @@ import (
 	"crypto/sha512"
 	"encoding/base64"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/seediso"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // W32: an uploaded .iso is parsed; a NoCloud seed shows its label and
@@ -81,9 +82,25 @@ func TestSSHKeysRoundTripW30(t *testing.T) {
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g admin:ops@host",
 		"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBESExQVFhcYGRobHB0eHyAhIiMkJSYnKCkqKywtLi8w me+ci@host",
 	}
-	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("sshkeys", wire.EncodeSSHKeys(keys))).wantOK(t)
-	got, err := wire.DecodeSSHKeys(e.vmConfig(t, "pve1", "100")["sshkeys"])
-	if err != nil || !wire.SameSSHKeys(got, keys) {
-		t.Errorf("sshkeys decode to %q (%v)", got, err)
+	encoded := pvegrammar.URIEscape(strings.Join(keys, "\n"))
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("sshkeys", encoded)).wantOK(t)
+	stored := e.vmConfig(t, "pve1", "100")["sshkeys"]
+	if stored != encoded {
+		t.Errorf("sshkeys stored as %q, want the value as sent", stored)
 	}
+	if got := pvegrammar.SSHKeyLines(pvegrammar.URIUnescape(stored)); !reflect.DeepEqual(got, keys) {
+		t.Errorf("sshkeys decode to %q", got)
+	}
+}
+
+// qemu-server src/PVE/API2/Qemu.pm update_vm_api runs URI::Escape's
+// uri_unescape, which leaves a "%" without two hex digits as it is, then
+// pve-common src/PVE/Tools.pm validate_ssh_public_keys on every non-blank
+// line: a stray "%" is no format error, the line is simply not a key.
+func TestSSHKeysStrayPercent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("sshkeys", "abc%2")).
+		wantStatus(t, http.StatusInternalServerError, "SSH public key validation error")
 }

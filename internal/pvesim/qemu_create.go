@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // createControlParams are create_vm's parameters that are not config keys.
@@ -113,16 +112,16 @@ func (c *call) checkVMPerm(vmid int, pool string, privs ...string) error {
 
 // checkSSHKeys is the create and update handlers' validate_ssh_public_keys
 // on the decoded sshkeys value (W30): every line must be a public key.
+// qemu-server src/PVE/API2/Qemu.pm create_vm and update_vm_api decode with
+// URI::Escape's uri_unescape, which never fails (a stray "%" stays), and
+// pve-common src/PVE/Tools.pm validate_ssh_public_keys checks each line that
+// is not blank.
 func checkSSHKeys(params map[string]string) error {
 	v, ok := params["sshkeys"]
 	if !ok {
 		return nil
 	}
-	keys, err := wire.DecodeSSHKeys(v)
-	if err != nil {
-		return errorf("invalid urlencoded string: %s", v)
-	}
-	for _, k := range keys {
+	for _, k := range pvegrammar.SSHKeyLines(pvegrammar.URIUnescape(v)) {
 		if !validPublicKey(k) {
 			return errorf("SSH public key validation error")
 		}
