@@ -545,9 +545,11 @@ func valueOr(v, def string) string {
 // setBoot checks that every device of a new boot order exists and drops
 // the legacy bootdisk.
 func setBoot(g *Guest, req *updateRequest, value string) error {
-	props, err := wire.ParsePropertyString(value, "legacy")
-	if err != nil {
-		return paramError(map[string]string{"boot": err.Error()})
+	// qemu-server src/PVE/API2/Qemu.pm update_vm_api: parse_property_string
+	// of pve-qm-boot, whose die is the request's error.
+	props, msg := qemuConfigMethod().PropertyString("boot", value)
+	if msg != "" {
+		return errorf("%s", strings.TrimSuffix(msg, "\n"))
 	}
 	if order, ok := props["order"]; ok {
 		devs := splitList(order)

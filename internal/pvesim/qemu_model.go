@@ -14,7 +14,6 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // The QEMU guest's config file as qemu-server keeps it: current values,
@@ -366,7 +365,13 @@ func memoryMiB(cfg map[string]string) int64 {
 	if !ok {
 		return defaultMemoryMiB
 	}
-	n, err := wire.ParseMemoryMiB(v)
+	// qemu-server src/PVE/QemuServer/Memory.pm parse_memory: the memory
+	// format's property string, "current" its default key.
+	props, msg := qemuConfigMethod().PropertyString("memory", v)
+	if msg != "" {
+		return defaultMemoryMiB
+	}
+	n, err := strconv.ParseInt(props["current"], 10, 64)
 	if err != nil {
 		return defaultMemoryMiB
 	}
@@ -379,8 +384,8 @@ func bootOrder(cfg map[string]string) []string {
 	if !ok {
 		return nil
 	}
-	props, err := wire.ParsePropertyString(boot, "legacy")
-	if err != nil {
+	props, msg := qemuConfigMethod().PropertyString("boot", boot)
+	if msg != "" {
 		return nil
 	}
 	return splitList(props["order"])
