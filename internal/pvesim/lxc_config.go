@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Container config reads and the synchronous config update (W9):
@@ -104,7 +103,9 @@ func (req *ctUpdate) checkLists() error {
 			return paramError(map[string]string{"delete": "unknown option '" + opt + "'"})
 		}
 		if _, ok := req.set[opt]; ok {
-			return paramError(map[string]string{"delete": (&wire.SetDeleteConflictError{Key: opt}).Error()}) // W16
+			// pve-container src/PVE/API2/LXC/Config.pm update_vm, its
+			// text with the unbalanced quote (W16).
+			return paramError(map[string]string{"delete": "you can't use '-" + opt + "' and -delete " + opt + "' at the same time"})
 		}
 		if containsString(req.reverts, opt) {
 			return paramError(map[string]string{"delete": "you can't use '-delete " + opt + "' and '-revert " + opt + "' at the same time"})

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Guest config reads and writes: GET config/pending, PUT (sync, W9) and
@@ -180,7 +179,9 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 			opt = "ide2"
 		}
 		if _, ok := req.set[opt]; ok {
-			return nil, paramError(map[string]string{"delete": (&wire.SetDeleteConflictError{Key: opt}).Error()}) // W16
+			// qemu-server src/PVE/API2/Qemu.pm update_vm_api, its text
+			// with the unbalanced quote (W16).
+			return nil, paramError(map[string]string{"delete": "you can't use '-" + opt + "' and -delete " + opt + "' at the same time"})
 		}
 		if req.reverts[opt] {
 			return nil, paramError(map[string]string{"revert": "you can't use '-delete " + opt + "' and -revert " + opt + "' at the same time"})
