@@ -20,7 +20,7 @@ func TestSplitList(t *testing.T) {
 		{"\x00a", []string{"", "a"}},
 		{"a b\x00c", []string{"a b", "c"}},
 	} {
-		if got := SplitList(tc.in); !(len(got) == 0 && len(tc.want) == 0) && !reflect.DeepEqual(got, tc.want) {
+		if got := SplitList(tc.in); (len(got) != 0 || len(tc.want) != 0) && !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("SplitList(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
