@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // Task is a PVE worker task (W8). Its fields are guarded by the simulator's
@@ -439,13 +441,8 @@ func (s *Sim) listTasks(c *call) (any, error) {
 	return out, nil
 }
 
-// splitList is PVE::Tools::split_list: items separated by commas,
-// semicolons, white space or NUL.
-func splitList(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ';' || r == 0 || r == ' ' || r == '\t' || r == '\n' || r == '\r'
-	})
-}
+// splitList is PVE::Tools::split_list (pvegrammar.SplitList).
+func splitList(s string) []string { return pvegrammar.SplitList(s) }
 
 // itoa is strconv.Itoa, for ids in messages and maps.
 func itoa(n int) string { return strconv.Itoa(n) }

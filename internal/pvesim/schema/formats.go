@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // checkFormat mirrors PVE::JSONSchema::check_format. It returns "" when the
@@ -53,27 +55,12 @@ func checkNamedFormat(name, val, path string) string {
 	return verify(val)
 }
 
-// SplitList is PVE::Tools::split_list: a value holding NUL is split on NUL,
-// otherwise on commas, semicolons and whitespace. Empty items in between are
-// kept only in the NUL form, as in Perl.
-func SplitList(s string) []string {
-	if strings.Contains(s, "\x00") {
-		return perlSplit(s, "\x00")
-	}
-	s = listSeparators.Replace(s)
-	return strings.FieldsFunc(s, isPerlSpace)
-}
+// SplitList is PVE::Tools::split_list, as pvegrammar.SplitList reads it.
+func SplitList(s string) []string { return pvegrammar.SplitList(s) }
 
-var listSeparators = strings.NewReplacer(",", " ", ";", " ")
-
-// isPerlSpace is Perl's \s for the ASCII range.
-func isPerlSpace(r rune) bool {
-	switch r {
-	case ' ', '\t', '\n', '\r', '\f', '\v':
-		return true
-	}
-	return false
-}
+// isPerlSpace is Perl's \s on a decoded value (pvegrammar.IsPerlSpace):
+// Unicode white space.
+func isPerlSpace(r rune) bool { return pvegrammar.IsPerlSpace(r) }
 
 // perlSplit is Perl's split on a fixed separator: trailing empty fields are
 // dropped.
@@ -167,7 +154,10 @@ func checkPropertyString(props map[string]*schemaNode, validate func(map[string]
 	return res, ""
 }
 
-var keyValuePart = regexp.MustCompile(`^([^=]+)=(.+)$`)
+// keyValuePart is parse_property_string's /^([^=]+)=(.+)$/: Perl's "." does
+// not match a newline and its "$" also matches before one final newline, so
+// "k=v\n" is k=v while "k=v\n\n" is no key-value part.
+var keyValuePart = regexp.MustCompile(`^([^=]+)=([^\n]+)\n?$`)
 
 // parsePropertyString splits "k=v,..." the way parse_property_string does,
 // before any per-key check.

@@ -168,6 +168,10 @@ func TestPropertyString(t *testing.T) {
 		{"scsi0", "volume=local-lvm:32, ,ssd=no", map[string]string{"file": "local-lvm:32", "ssd": "0"}, ""},
 		{"ipconfig0", "ip=10.0.0.5/24,gw=10.0.0.1", map[string]string{"ip": "10.0.0.5/24", "gw": "10.0.0.1"}, ""},
 		{"ipconfig0", "10.0.0.5/24", nil, "value without key, but schema does not define a default key\n"},
+		// pve-common JSONSchema.pm parse_property_string matches a part with
+		// /^([^=]+)=(.+)$/: Perl's $ lets one final newline through.
+		{"ipconfig0", "ip=10.0.0.5/24\n", map[string]string{"ip": "10.0.0.5/24"}, ""},
+		{"ipconfig0", "ip=10.0.0.5/24\n\n", nil, "missing key in comma-separated list property\n"},
 		{"cores", "4", nil, "parameter cores is not a property string"},
 	}
 	for _, tc := range cases {
