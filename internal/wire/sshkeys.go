@@ -1,9 +1,9 @@
 package wire
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // EncodeSSHKeys prints the qemu sshkeys value (W30): each key trimmed, blank
@@ -37,16 +37,15 @@ func SSHKeyLines(keys []string) []string {
 	return out
 }
 
-// DecodeSSHKeys reads a qemu sshkeys value as PVE stores it: percent-decoded,
-// split on newlines ("\r\n" tolerated), each key trimmed, blank lines dropped.
-// Like PVE's uri_unescape, "+" stays "+". A "%" not followed by two hex digits
-// is an error.
-func DecodeSSHKeys(s string) ([]string, error) {
-	decoded, err := percentDecode(s)
-	if err != nil {
-		return nil, err
-	}
-	return splitLines(decoded), nil
+// DecodeSSHKeys reads a qemu sshkeys value as PVE does (qemu-server
+// API2/Qemu.pm and QemuServer/Cloudinit.pm decode it with URI::Escape's
+// uri_unescape): every "%" followed by two hex digits is that byte, any
+// other "%" stays as it is, and "+" stays "+". The result is split on
+// newlines ("\r\n" tolerated), each key trimmed, blank lines dropped. It
+// cannot fail: PVE stores any value of its urlencoded alphabet, so a key
+// whose comment holds a stray "%" ("50%off") is a key PVE accepted.
+func DecodeSSHKeys(s string) []string {
+	return splitLines(uriUnescape(s))
 }
 
 // SameSSHKeys reports whether a and b hold the same set of keys, after
@@ -90,16 +89,28 @@ func sameSet(a, b map[string]bool) bool {
 }
 
 // splitLines splits on "\n", trims each line (which also removes a "\r"
-// before the newline) and drops blank lines.
+// before the newline) and drops blank lines. A line is also blank when each
+// of its bytes is white space as a Latin-1 character (NBSP, NEL): PVE
+// decodes the escapes into characters 0-255 and skips such lines
+// (pve-common Tools.pm validate_ssh_public_keys, /^\s*$/).
 func splitLines(s string) []string {
 	var lines []string
 	for _, line := range strings.Split(s, "\n") {
 		line = strings.TrimSpace(line)
-		if line != "" {
+		if line != "" && !isLatin1Blank(line) {
 			lines = append(lines, line)
 		}
 	}
 	return lines
+}
+
+func isLatin1Blank(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !unicode.IsSpace(rune(s[i])) {
+			return false
+		}
+	}
+	return true
 }
 
 // isUnreserved is the byte set encodeURIComponent leaves alone, which is also
@@ -126,30 +137,26 @@ func percentEncode(b *strings.Builder, s string) {
 	}
 }
 
-var errBadEscape = errors.New("invalid percent escape")
-
-func percentDecode(s string) (string, error) {
+// uriUnescape is URI::Escape's uri_unescape: "%" and two hex digits become
+// that byte; anything else, a stray "%" included, is kept.
+func uriUnescape(s string) string {
 	if !strings.Contains(s, "%") {
-		return s, nil
+		return s
 	}
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if s[i] != '%' {
-			out = append(out, s[i])
-			continue
+		if s[i] == '%' && i+2 < len(s) {
+			hi, okHi := unhex(s[i+1])
+			lo, okLo := unhex(s[i+2])
+			if okHi && okLo {
+				out = append(out, hi<<4|lo)
+				i += 2
+				continue
+			}
 		}
-		if i+2 >= len(s) {
-			return "", fmt.Errorf("%w at offset %d", errBadEscape, i)
-		}
-		hi, okHi := unhex(s[i+1])
-		lo, okLo := unhex(s[i+2])
-		if !okHi || !okLo {
-			return "", fmt.Errorf("%w at offset %d", errBadEscape, i)
-		}
-		out = append(out, hi<<4|lo)
-		i += 2
+		out = append(out, s[i])
 	}
-	return string(out), nil
+	return string(out)
 }
 
 func unhex(c byte) (byte, bool) {

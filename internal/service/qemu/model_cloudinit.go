@@ -150,9 +150,7 @@ func cloudInitKeys(ci *cloudInitModel, password *string, live pveapi.GuestConfig
 func sameCloudInitValue(key, want, have string) bool {
 	switch {
 	case key == keySSHKeys:
-		a, errA := wire.DecodeSSHKeys(want)
-		b, errB := wire.DecodeSSHKeys(have)
-		return errA == nil && errB == nil && wire.SameSSHKeys(a, b)
+		return wire.SameSSHKeys(wire.DecodeSSHKeys(want), wire.DecodeSSHKeys(have))
 	case ipConfigKeyPattern.MatchString(key):
 		return guestops.SamePropertyString(want, have, "")
 	case key == keyNameserver:
@@ -333,10 +331,7 @@ func (m *vmModel) cloudInitFromAPI(vmid int, config pveapi.GuestConfig) error {
 	}
 	if raw, ok := config[keySSHKeys]; ok {
 		present = true
-		keys, err := wire.DecodeSSHKeys(raw)
-		if err != nil {
-			return fmt.Errorf("sshkeys: %w", err)
-		}
+		keys := wire.DecodeSSHKeys(raw)
 		ci.SSHKeys = stringList(keys)
 		if prior != nil && wire.SameSSHKeys(listStrings(prior.SSHKeys), keys) {
 			ci.SSHKeys = prior.SSHKeys

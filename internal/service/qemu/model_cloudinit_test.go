@@ -70,3 +70,29 @@ func TestSameCloudInitValueW30(t *testing.T) {
 		t.Error("nameserver separators differ")
 	}
 }
+
+// W30: PVE stores an sshkeys value whose key comment holds a "%" that starts
+// no escape (pve-common JSONSchema.pm pve_verify_urlencoded checks the
+// alphabet only; qemu-server API2/Qemu.pm decodes with URI::Escape's
+// uri_unescape, which keeps the "%"). Reading such a VM must give the key,
+// not fail.
+func TestCloudInitFromAPIStrayPercentW30(t *testing.T) {
+	const key = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB 50%off@host"
+	m := &vmModel{}
+	config := pveapi.GuestConfig{
+		"ide2":    "local-lvm:vm-100-cloudinit,media=cdrom",
+		"sshkeys": "ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIAEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEB%2050%off%40host",
+	}
+	if err := m.cloudInitFromAPI(100, config); err != nil {
+		t.Fatalf("cloudInitFromAPI: %v", err)
+	}
+	if m.CloudInit == nil {
+		t.Fatal("no cloud-init read")
+	}
+	if got := listStrings(m.CloudInit.SSHKeys); !slices.Equal(got, []string{key}) {
+		t.Fatalf("ssh keys = %q, want %q", got, []string{key})
+	}
+	if !sameCloudInitValue("sshkeys", config["sshkeys"], wire.EncodeSSHKeys([]string{key})) {
+		t.Fatal("the stored value and the provider's encoding of the same key differ")
+	}
+}

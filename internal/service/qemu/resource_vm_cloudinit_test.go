@@ -95,10 +95,7 @@ func (v *vmRef) sshKeysAre(keys ...string) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		got, err := wire.DecodeSSHKeys(config["sshkeys"])
-		if err != nil {
-			return err
-		}
+		got := wire.DecodeSSHKeys(config["sshkeys"])
 		if !wire.SameSSHKeys(got, keys) {
 			return fmt.Errorf("sshkeys in PVE = %q, want %q", got, keys)
 		}
