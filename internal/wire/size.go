@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Binary size units as PVE uses them: K, M, G and T are powers of 1024.
@@ -61,7 +62,9 @@ func FormatSize(bytes int64) string {
 // ParseMemoryMiB reads a qemu memory value in MiB (W43). PVE's schema makes
 // memory a property string with the default key "current", so "4096",
 // "current=4096" and "4096,KEY=..." all mean 4096 MiB; other keys are
-// ignored. Only a non-negative whole number is accepted.
+// ignored. Only a non-negative whole number is accepted, with an optional
+// "+": PVE's integer type check (pve-common JSONSchema.pm is_integer,
+// /^[+-]?\d+$/) lets "+4096" through and stores it as sent.
 func ParseMemoryMiB(s string) (int64, error) {
 	props, err := ParsePropertyString(s, "current")
 	if err != nil {
@@ -84,8 +87,10 @@ func FormatMemoryMiB(mib int64) string {
 	return strconv.FormatInt(mib, 10)
 }
 
-// parseDecimalInt64 accepts only ASCII digits (no sign, no spaces).
+// parseDecimalInt64 accepts ASCII digits with an optional leading "+" (no
+// minus, no spaces).
 func parseDecimalInt64(s string) (int64, error) {
+	s = strings.TrimPrefix(s, "+")
 	if s == "" {
 		return 0, strconv.ErrSyntax
 	}

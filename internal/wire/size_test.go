@@ -100,7 +100,9 @@ func TestParseMemoryMiBW43(t *testing.T) {
 		{in: "", wantErr: true},
 		{in: "4G", wantErr: true},
 		{in: "-1", wantErr: true},
-		{in: "+4096", wantErr: true},
+		{in: "+4096", want: 4096}, // is_integer allows a sign; PVE stores it as sent
+		{in: "current=+2048", want: 2048},
+		{in: "+", wantErr: true},
 		{in: "4096.0", wantErr: true},
 		{in: "current=4096,8192", wantErr: true},
 		{in: "future-key=1", wantErr: true},
