@@ -30,6 +30,34 @@ func (d *disagreements) addf(format string, args ...any) {
 	d.list = append(d.list, fmt.Sprintf(format, args...))
 }
 
+// knownDifferences are inputs on which the provider is deliberately stricter
+// than PVE, each with why. Every other disagreement fails the test.
+var knownDifferences = map[string]map[string]string{
+	"parse_size": {
+		// Perl's $ lets one final newline through; PVE prints sizes with
+		// format_size, so the provider never reads one, and it refuses one
+		// in a user's size rather than send it.
+		"32G\n": "trailing newline",
+		// Perl's \d matches any Unicode digit, and the number then counts
+		// as 0 (or as its ASCII prefix): the provider refuses such a size
+		// instead of creating an empty disk.
+		"٣G":   "Unicode digit",
+		"1.٣G": "Unicode digit",
+	},
+	"tags": {
+		// A NUL-joined list whose item ends in a newline passes $PVE_TAG_RE
+		// (Perl's $) and get_unique_tags stores the newline; PVE never
+		// answers such a value (it stores tags joined by ";") and the
+		// provider never sends one.
+		"a\n\x00b": "newline kept in a NUL list",
+	},
+}
+
+func (d *disagreements) known(input string) bool {
+	_, ok := knownDifferences[d.what][input]
+	return ok
+}
+
 func (d *disagreements) report() {
 	d.t.Helper()
 	if len(d.list) > 0 {
@@ -70,7 +98,7 @@ func TestGrammarsAgree(t *testing.T) {
 		for _, s := range inputs {
 			w, err := wire.ParseSize(s)
 			p, ok := pvegrammar.ParseSize(s)
-			if (err == nil) != ok || w != p {
+			if ((err == nil) != ok || w != p) && !d.known(s) {
 				d.addf("%q: wire %d (%v), PVE %d (ok %v)", s, w, err, p, ok)
 			}
 		}
@@ -96,6 +124,7 @@ func TestGrammarsAgree(t *testing.T) {
 			list, err := wire.ParseTags(s)
 			pveErr := pvegrammar.CheckTagList(s)
 			switch {
+			case d.known(s):
 			case (err == nil) != (pveErr == nil):
 				d.addf("%q: wire error %v, PVE error %v", s, err, pveErr)
 			case err == nil && wire.FormatTags(list) != pvegrammar.UniqueTags(s):
@@ -114,11 +143,9 @@ func TestGrammarsAgree(t *testing.T) {
 			if w, p := wire.CheckURLEncoded(s) == nil, pvegrammar.IsURLEncoded(s); w != p {
 				d.addf("%q: urlencoded check wire %v, PVE %v", s, w, p)
 			}
-			keys, err := wire.DecodeSSHKeys(s)
+			keys := wire.DecodeSSHKeys(s)
 			pve := trimmed(pvegrammar.SSHKeyLines(pvegrammar.URIUnescape(s)))
-			if err != nil {
-				d.addf("%q: wire cannot decode it (%v), PVE reads %q", s, err, pve)
-			} else if !sameStrings(keys, pve) {
+			if !sameStrings(keys, pve) {
 				d.addf("%q: wire decodes %q, PVE %q", s, keys, pve)
 			}
 			// What the provider sends must be accepted and read back by PVE
@@ -215,6 +242,14 @@ func comparePropertyStrings(d *disagreements, inputs []string) {
 			pve, msg := m.PropertyString(pp.param, s)
 			msg = strings.TrimSuffix(msg, "\n")
 			w, err := wire.ParsePropertyString(s, pp.defaultKey)
+			if v, ok := w["volume"]; ok && pp.defaultKey == "file" {
+				// wire.ParseDrive reads volume= as file=, the alias
+				// qemu-server's drive formats declare.
+				if _, both := w["file"]; !both {
+					delete(w, "volume")
+					w["file"] = v
+				}
+			}
 			switch {
 			case msg == "":
 				compared++
@@ -269,7 +304,9 @@ func perlBoolean(v string) string {
 
 // compareMemory holds wire.ParseMemoryMiB to qemu-server Memory.pm
 // parse_memory through the simulator's schema (the memory format, its
-// "current" an integer).
+// "current" an integer): every value PVE accepts, and so may store, must
+// read as PVE reads it. The provider reads values PVE refuses leniently
+// (keys of a later PVE version are ignored), which is not compared.
 func compareMemory(d *disagreements, inputs []string) {
 	m, _, _ := schema.Lookup("PUT", "/nodes/n/qemu/100/config")
 	for _, s := range append(inputs, "4096", "current=4096", "current=+4", "current=04096", "4096,current=1") {
@@ -281,7 +318,7 @@ func compareMemory(d *disagreements, inputs []string) {
 			n, convErr := strconv.ParseInt(props["current"], 10, 64)
 			pve, pveOK = n, convErr == nil
 		}
-		if (err == nil) != pveOK || (pveOK && w != pve) {
+		if pveOK && (err != nil || w != pve) {
 			d.addf("%q: wire %d (%v), PVE %d (%q)", s, w, err, pve, strings.TrimSuffix(msg, "\n"))
 		}
 	}
@@ -292,7 +329,7 @@ func compareMemory(d *disagreements, inputs []string) {
 // simulator's answer, itself written from qemu-server API2/Qemu.pm
 // update_vm_api and pve-container API2/LXC/Config.pm.
 func TestSetDeleteConflictText(t *testing.T) {
-	const token = "root@pam!x=00000000-0000-0000-0000-000000000000"
+	const token = "root@pam!crosscheck=0b5e8f2c-7d1a-4c39-9e6f-3a2b1c0d9e8f"
 	sim, err := pvesim.New(pvesim.Options{Tokens: []string{token}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // Error texts of PVE's property-string parser (pve-common JSONSchema.pm,
@@ -176,22 +177,10 @@ func EncodePropertyString(m map[string]string, defaultKey string) (string, error
 	return FormatPropertyString(m, defaultKey), nil
 }
 
-// isBlank mirrors Perl's /^\s*$/ on ASCII input.
+// isBlank mirrors Perl's /^\s*$/ on the decoded value PVE works on: Unicode
+// white space (NBSP included).
 func isBlank(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isPerlSpace(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func isPerlSpace(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\v', '\f', '\r':
-		return true
-	}
-	return false
+	return strings.TrimFunc(s, unicode.IsSpace) == ""
 }
 
 func sortedKeys(m map[string]string) []string {

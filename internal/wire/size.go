@@ -2,6 +2,7 @@ package wire
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"regexp"
 	"strconv"
@@ -26,10 +27,26 @@ var unitBytes = map[string]int64{"": 1, "K": KiB, "M": MiB, "G": GiB, "T": TiB}
 // bytes. Like PVE, a fractional result is truncated to whole bytes. PVE's
 // text for a malformed size is "value does not look like a valid disk size:
 // S".
+//
+// The arithmetic is Perl's (pve-common JSONSchema.pm parse_size): a whole
+// number is multiplied exactly, a number with a fraction as a double, so a
+// fraction beyond a double's precision reads as PVE reads it
+// ("0.99999999999999999999K" is 1024 bytes).
 func ParseSize(s string) (int64, error) {
 	match := diskSizePattern.FindStringSubmatch(s)
 	if match == nil {
 		return 0, fmt.Errorf("value does not look like a valid disk size: %s", s)
+	}
+	if strings.Contains(match[1], ".") {
+		f, err := strconv.ParseFloat(match[1], 64)
+		if err != nil {
+			return 0, fmt.Errorf("value does not look like a valid disk size: %s", s)
+		}
+		f = math.Trunc(f * float64(unitBytes[match[2]]))
+		if f >= math.Ldexp(1, 63) {
+			return 0, fmt.Errorf("disk size %s is too large", s)
+		}
+		return int64(f), nil
 	}
 	number, ok := new(big.Rat).SetString(match[1])
 	if !ok {

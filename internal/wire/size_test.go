@@ -22,6 +22,10 @@ func TestParseSize(t *testing.T) {
 		{in: "0T", want: 0},
 		{in: "1.5G", want: 1536 * MiB},
 		{in: "0.3K", want: 307}, // truncated to whole bytes, like PVE's int()
+		// parse_size multiplies a fraction as a Perl double: past a double's
+		// precision the digits round before the unit applies.
+		{in: "0.99999999999999999999K", want: KiB},
+		{in: "1.1G", want: 1181116006},
 		{in: "32GiB", want: 32 * GiB},
 		{in: "8MiB", want: 8 * MiB},
 		{in: "1TiB", want: TiB},

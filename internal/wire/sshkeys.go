@@ -56,10 +56,12 @@ func SameSSHKeys(a, b []string) bool {
 }
 
 // CheckURLEncoded applies PVE's urlencoded format check, with its text
-// "invalid urlencoded string: S".
+// "invalid urlencoded string: S". Its pattern ends in Perl's $, which also
+// matches before one final newline.
 func CheckURLEncoded(s string) error {
-	for i := 0; i < len(s); i++ {
-		if s[i] != '%' && !isUnreserved(s[i]) {
+	body := strings.TrimSuffix(s, "\n")
+	for i := 0; i < len(body); i++ {
+		if body[i] != '%' && !isUnreserved(body[i]) {
 			return fmt.Errorf("invalid urlencoded string: %s", s)
 		}
 	}

@@ -6,33 +6,36 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // ErrInvalidTag is PVE's text for a tag outside ^[a-z0-9_][a-z0-9_\-+.]*$
 // (W19). Errors from ParseTags and NormalizeTags wrap it and name the tag.
 var ErrInvalidTag = errors.New("invalid characters in tag")
 
-// PVE checks tags case-insensitively, then folds them to lowercase. The check
-// runs before folding so that non-ASCII letters whose lowercase is ASCII (the
-// Kelvin sign) are refused as PVE refuses them.
-var tagPattern = regexp.MustCompile(`^[a-zA-Z0-9_][a-zA-Z0-9_\-+.]*$`)
+// PVE checks tags with $PVE_TAG_RE under /i (pve-common JSONSchema.pm
+// pve_verify_tag) on the decoded request value, so Perl folds case the
+// Unicode way: the Kelvin sign matches k and the long s matches s, as with
+// Go's (?i). get_unique_tags then lowercases (the Kelvin sign becomes k).
+var tagPattern = regexp.MustCompile(`(?i)^[a-z0-9_][a-z0-9_\-+.]*$`)
 
-// SplitList splits a PVE list value the way PVE's split_list does: on NUL
-// bytes if there are any, otherwise on ",", ";" and whitespace, dropping
-// empty items. PVE uses it for tag lists, delete lists and other "-list"
-// formats.
+// SplitList splits a PVE list value the way PVE's split_list does
+// (pve-common ParseUtils.pm): a value holding a NUL byte is split on NUL
+// with Perl's split, which keeps empty items in between and drops trailing
+// ones; any other value on ",", ";" and white space, dropping empty items.
+// PVE works on the decoded value, so white space is Unicode's (NBSP and
+// U+2028 separate too). PVE uses it for tag lists, delete lists and other
+// "-list" formats.
 func SplitList(s string) []string {
 	if strings.IndexByte(s, 0) >= 0 {
-		var items []string
-		for _, item := range strings.Split(s, "\x00") {
-			if item != "" {
-				items = append(items, item)
-			}
+		items := strings.Split(s, "\x00")
+		for len(items) > 0 && items[len(items)-1] == "" {
+			items = items[:len(items)-1]
 		}
 		return items
 	}
 	return strings.FieldsFunc(s, func(r rune) bool {
-		return r == ',' || r == ';' || (r < 0x80 && isPerlSpace(byte(r)))
+		return r == ',' || r == ';' || unicode.IsSpace(r)
 	})
 }
 
@@ -40,8 +43,15 @@ func SplitList(s string) []string {
 // lowercase, each tag checked, repeats removed, sorted. This is the form PVE
 // stores with its default tag style, so two values with the same ParseTags
 // result show no difference on PVE.
+// An empty item (between two NULs) is an invalid tag, as in PVE.
 func ParseTags(s string) ([]string, error) {
-	return NormalizeTags(SplitList(s))
+	items := SplitList(s)
+	for _, item := range items {
+		if item == "" {
+			return nil, fmt.Errorf("%w: %q", ErrInvalidTag, item)
+		}
+	}
+	return NormalizeTags(items)
 }
 
 // NormalizeTags is ParseTags for a list that is already split. Each item is

@@ -27,7 +27,12 @@ func TestParseTagsW19(t *testing.T) {
 		{name: "only separators", in: " ;, ", want: []string{}},
 		{name: "leading dash", in: "-web", wantErr: `invalid characters in tag: "-web"`},
 		{name: "bad character", in: "ok;we!b", wantErr: `invalid characters in tag: "we!b"`},
-		{name: "non-ASCII letter folding to ASCII", in: "\u212a8s", wantErr: "invalid characters in tag"},
+		// pve_verify_tag matches with /i on the decoded value: the Kelvin
+		// sign folds to k, and get_unique_tags lowercases it to k.
+		{name: "Kelvin sign", in: "\u212a8s", want: []string{"k8s"}},
+		{name: "other non-ASCII letter", in: "\u00e9", wantErr: "invalid characters in tag"},
+		{name: "empty item of a NUL list", in: "a\x00\x00b", wantErr: "invalid characters in tag"},
+		{name: "NBSP separates", in: "a\u00a0b", want: []string{"a", "b"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,8 +60,12 @@ func TestSplitList(t *testing.T) {
 		{"a,b;c d\te\nf\r\vg\fh", []string{"a", "b", "c", "d", "e", "f", "g", "h"}},
 		{" ,;a;;b, ", []string{"a", "b"}},
 		{"a b\x00c,d\x00\x00", []string{"a b", "c,d"}},
+		// Perl's split keeps the empty items between NULs.
+		{"\x00a\x00\x00b", []string{"", "a", "", "b"}},
 		{"", nil},
-		{"\u00a0", []string{"\u00a0"}}, // only ASCII whitespace separates, as in PVE
+		// PVE splits the decoded value on Unicode white space.
+		{"\u00a0", nil},
+		{"a\u00a0b\u2028c", []string{"a", "b", "c"}},
 	}
 	for _, tt := range tests {
 		if got := SplitList(tt.in); !slices.Equal(got, tt.want) {

@@ -183,6 +183,9 @@ func parsePropertyString(props map[string]*schemaNode, data string) (map[string]
 				}
 				k = s.Alias
 				s = props[k]
+				if _, dup := res[k]; dup {
+					return nil, "key '" + k + "' is already defined (via alias)\n"
+				}
 			}
 			if s == nil {
 				return nil, "invalid key in comma-separated list property: " + k + "\n"

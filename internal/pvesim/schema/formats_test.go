@@ -166,6 +166,10 @@ func TestPropertyString(t *testing.T) {
 		{"net0", "virtio,bridge=vmbr0,bridge=vmbr1", nil, "duplicate key in comma-separated list property: bridge\n"},
 		// volume is an alias of file; blank parts are skipped.
 		{"scsi0", "volume=local-lvm:32, ,ssd=no", map[string]string{"file": "local-lvm:32", "ssd": "0"}, ""},
+		// pve-common JSONSchema.pm parse_property_string: an alias naming a
+		// key already given is refused, in either order.
+		{"scsi0", "file=local-lvm:32,volume=local-lvm:64", nil, "key 'file' is already defined (via alias)\n"},
+		{"scsi0", "local-lvm:32,volume=local-lvm:64", nil, "key 'file' is already defined (via alias)\n"},
 		{"ipconfig0", "ip=10.0.0.5/24,gw=10.0.0.1", map[string]string{"ip": "10.0.0.5/24", "gw": "10.0.0.1"}, ""},
 		{"ipconfig0", "10.0.0.5/24", nil, "value without key, but schema does not define a default key\n"},
 		// pve-common JSONSchema.pm parse_property_string matches a part with
