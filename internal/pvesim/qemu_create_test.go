@@ -139,14 +139,40 @@ func TestCreateStorageWithoutImages(t *testing.T) {
 	}
 }
 
+// addZFSStorage adds a ZFS pool storage, whose zvols reserve their size.
+func addZFSStorage(t *testing.T, e *env, capacity int64) {
+	t.Helper()
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.Storages = append(c.Storages, &Storage{ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"}, Capacity: capacity})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A thin pool over-commits: pve-storage src/PVE/Storage/LvmThinPlugin.pm
+// alloc_image creates the thin volume with lvcreate -V and checks no free
+// space, so disks larger than the pool are made.
+func TestCreateOverCommitsThinPool(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100",
+		"scsi0", "local-lvm:8", "scsi1", "local-lvm:600")))
+	wantVolids(t, e.sim, 100, "local-lvm:vm-100-disk-0", "local-lvm:vm-100-disk-1")
+	e.taskOK(t, e.resize(t, "100", "scsi0", "+1000G"))
+}
+
 // A failing qmcreate removes the reserved guest and frees what it made.
+// The failure here is the simulator's own refusal on a storage that
+// reserves space (inferred: see Storage.overcommits).
 func TestCreateFailureCleansUp(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
+	addZFSStorage(t, e, 100<<30)
 	e.taskFails(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100",
-		"scsi0", "local-lvm:8", "scsi1", "local-lvm:600")),
-		"unable to create VM 100 - storage 'local-lvm' has not enough free space on node 'pve1' "+
-			"(requested 644245094400 bytes, free 528280977408 bytes)")
+		"scsi0", "local-lvm:8", "scsi1", "local-zfs:600")),
+		"unable to create VM 100 - storage 'local-zfs' has not enough free space on node 'pve1' "+
+			"(requested 644245094400 bytes, free 107374182400 bytes)")
 	if _, ok := e.sim.Guest(100); ok {
 		t.Fatal("failed create left a guest")
 	}

@@ -315,10 +315,10 @@ func TestGuestTestHelpers(t *testing.T) {
 	}
 }
 
-// A migration whose local volumes do not fit on the target's instance of
-// their storage fails its task before anything is copied: the VM, its
-// volumes and its config stay on the source, unlocked.
-func TestMigrateTargetFull(t *testing.T) {
+// A migration to a full thin pool is made: the target's thin volume
+// over-commits (pve-storage src/PVE/Storage/LvmThinPlugin.pm alloc_image
+// checks no free space).
+func TestMigrateOverCommitsThinTarget(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	e.createVM(t, "100", "scsi0", "local-lvm:4")
@@ -328,9 +328,27 @@ func TestMigrateTargetFull(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve2")))
+}
+
+// A migration whose local volumes do not fit on the target's instance of a
+// storage that reserves space fails its task before anything is copied:
+// the VM, its volumes and its config stay on the source, unlocked. The
+// refusal is the simulator's (inferred: see Storage.overcommits).
+func TestMigrateTargetFull(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addZFSStorage(t, e, 100<<30)
+	e.createVM(t, "100", "scsi0", "local-zfs:4")
+	if err := e.sim.Update(func(c *Cluster) error {
+		return c.AddVolume(&Volume{VolID: "local-zfs:vm-999-disk-0", Storage: "local-zfs", Node: "pve2",
+			Content: "images", Format: "raw", Size: 98 << 30, Owner: 999})
+	}); err != nil {
+		t.Fatal(err)
+	}
 	e.taskFails(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve2")), "migration aborted")
 	cfg := e.vmConfig(t, "pve1", "100")
-	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,size=4G" || cfg["lock"] != "" {
+	if cfg["scsi0"] != "local-zfs:vm-100-disk-0,size=4G" || cfg["lock"] != "" {
 		t.Errorf("config after a failed migration = %v", cfg)
 	}
 	for _, v := range e.sim.VolumesOf(100) {

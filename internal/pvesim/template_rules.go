@@ -5,19 +5,14 @@ import (
 )
 
 // What PVE refuses on a template once its volumes are base volumes (W17).
-// Marking a guest a template makes each volume a read-only base image that
-// linked clones are backed by; PVE frees one only when no clone uses it,
-// and this simulator never resizes one (stricter than storages whose
-// plugin would let a base image grow: in doubt, refuse).
-
-// checkBaseResize refuses resizing a template's base volume.
-func checkBaseResize(cl *Cluster, volid string) error {
-	// A volume the storage cannot parse is refused by resize's own checks.
-	if _, info, err := parseVolume(cl, volid); err == nil && info.isBase {
-		return errorf("unable to resize volume '%s' - base volumes of a template are read-only", volid)
-	}
-	return nil
-}
+// Marking a guest a template makes each volume a base image that linked
+// clones are backed by; PVE frees one only when no clone uses it.
+//
+// Resizing a template's disk is not refused: qemu-server
+// src/PVE/API2/Qemu.pm resize_vm and pve-container src/PVE/API2/LXC.pm
+// resize_vm check no template flag, and pve-storage's volume_resize
+// (src/PVE/Storage.pm, the plugins' volume_resize) has no base-volume case,
+// so a base volume grows like any other.
 
 // checkCTBaseVolumesFree is pve-container's destroy meeting vdisk_free:
 // a base volume a linked clone is backed by is not freed, and the error

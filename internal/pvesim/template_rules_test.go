@@ -5,32 +5,33 @@ import (
 	"testing"
 )
 
-// W17, W22: a template's disk is a read-only base volume: growing it fails
-// in the resize task and leaves the volume as it was; the same size is
-// still a no-op.
-func TestW17TemplateDiskIsNotResized(t *testing.T) {
+// W17, W22: a template's disk grows like any other: qemu-server
+// src/PVE/API2/Qemu.pm resize_vm checks no template flag and pve-storage's
+// volume_resize has no base-volume case. The same size is still a no-op.
+func TestW17TemplateDiskGrows(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	e.createVM(t, "100", "scsi0", "local-lvm:4")
 	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/template", nil))
-	e.taskFails(t, e.resize(t, "100", "scsi0", "+1G"),
-		"unable to resize volume 'local-lvm:base-100-disk-0' - base volumes of a template are read-only")
-	if got := volumeSizeOf(t, e.sim, "local-lvm:base-100-disk-0"); got != 4<<30 {
+	e.taskOK(t, e.resize(t, "100", "scsi0", "+1G"))
+	if got := volumeSizeOf(t, e.sim, "local-lvm:base-100-disk-0"); got != 5<<30 {
 		t.Errorf("base volume size = %d", got)
 	}
-	e.taskOK(t, e.resize(t, "100", "scsi0", "4G"))
+	if cfg := e.vmConfig(t, "pve1", "100"); cfg["scsi0"] != "local-lvm:base-100-disk-0,size=5G" {
+		t.Errorf("scsi0 = %q", cfg["scsi0"])
+	}
+	e.taskOK(t, e.resize(t, "100", "scsi0", "5G"))
 }
 
-// W17, W22: the same for a container template's root disk; pve-container
-// checks before it forks, so the refusal is synchronous.
-func TestW17CTTemplateVolumeIsNotResized(t *testing.T) {
+// W17, W22: the same for a container template's root disk (pve-container
+// src/PVE/API2/LXC.pm resize_vm checks no template flag either).
+func TestW17CTTemplateVolumeGrows(t *testing.T) {
 	t.Parallel()
 	e := newCTEnv(t, Options{})
 	e.createCT(t, "100", "rootfs", "local-lvm:4")
 	e.call(t, http.MethodPost, "/nodes/pve1/lxc/100/template", nil).wantNull(t)
-	e.call(t, http.MethodPut, "/nodes/pve1/lxc/100/resize", form("disk", "rootfs", "size", "+1G")).
-		wantStatus(t, http.StatusInternalServerError, "unable to resize volume 'local-lvm:base-100-disk-0' - base volumes of a template are read-only")
-	if cfg := e.ctConfig(t, "pve1", "100"); cfg["rootfs"] != "local-lvm:base-100-disk-0,size=4G" {
+	e.taskOK(t, e.call(t, http.MethodPut, "/nodes/pve1/lxc/100/resize", form("disk", "rootfs", "size", "+1G")))
+	if cfg := e.ctConfig(t, "pve1", "100"); cfg["rootfs"] != "local-lvm:base-100-disk-0,size=5G" {
 		t.Errorf("rootfs = %q", cfg["rootfs"])
 	}
 }

@@ -19,6 +19,18 @@ const lvmExtent = 4 * mib
 // fileStorage tells whether the storage keeps images as files under a path
 // ("$path/images/VMID/NAME.FMT"), which is how pve-storage decides whether a
 // volume name carries a format suffix.
+// overcommits tells storages whose volumes take no space up front, so PVE
+// allocates and grows them beyond the free space: pve-storage
+// src/PVE/Storage/LvmThinPlugin.pm alloc_image creates a thin volume with
+// lvcreate -V and no free-space check, and src/PVE/Storage/Plugin.pm
+// alloc_image and volume_resize make and grow sparse image files
+// (preallocation off for raw, metadata for qcow2). The simulator's
+// free-space refusal stays for the other types (ZFS reserves a zvol's size,
+// thick LVM checks the volume group), with its own text.
+func (s *Storage) overcommits() bool {
+	return s.Type == "lvmthin" || s.fileStorage()
+}
+
 func (s *Storage) fileStorage() bool {
 	switch s.Type {
 	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "btrfs":
@@ -213,9 +225,9 @@ func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
 	if st.Type == "lvm" || st.Type == "lvmthin" {
 		size = (size + lvmExtent - 1) / lvmExtent * lvmExtent
 	}
-	if free := st.Capacity - cl.used(st, a.node); size > free && a.base == "" {
-		// Thin and sparse storages would over-commit here; the simulator
-		// refuses instead, with its own text.
+	if free := st.Capacity - cl.used(st, a.node); size > free && a.base == "" && !st.overcommits() {
+		// inferred: the refusal and its text are the simulator's; PVE's
+		// come from zfs create or lvcreate on a real node.
 		return nil, errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
 			st.ID, a.node, size, free)
 	}
