@@ -43,9 +43,6 @@ type TemplateResource struct {
 	Kind Kind
 	// Narrow derives the template's schema from the guest's.
 	Narrow func(guest schema.Schema) schema.Schema
-	// CheckPlan refuses, on the widened plan and state of an update, the
-	// changes PVE refuses on a template.
-	CheckPlan func(ctx context.Context, state, plan tfsdk.Plan, diags *diag.Diagnostics)
 
 	api API
 }
@@ -178,9 +175,6 @@ func (t *TemplateResource) ModifyPlan(ctx context.Context, req resource.ModifyPl
 	innerResp := resource.ModifyPlanResponse{Plan: inner.Plan, Private: resp.Private, RequiresReplace: resp.RequiresReplace}
 	t.Guest.ModifyPlan(ctx, inner, &innerResp)
 	resp.Diagnostics.Append(innerResp.Diagnostics...)
-	if !inner.Plan.Raw.IsNull() && !inner.State.Raw.IsNull() && t.CheckPlan != nil {
-		t.CheckPlan(ctx, tfsdk.Plan{Schema: s.guest, Raw: inner.State.Raw}, innerResp.Plan, &resp.Diagnostics)
-	}
 	resp.Plan.Raw = s.narrow(ctx, innerResp.Plan.Raw, &resp.Diagnostics)
 	resp.RequiresReplace = nil
 	for _, p := range innerResp.RequiresReplace {
@@ -423,23 +417,4 @@ func wrongTemplateKind(kind Kind, vmid int) (summary, detail string) {
 	}
 	return kind.Title + " Is A Template", fmt.Sprintf("Guest %d is a template; import it as %s_template. "+
 		"A template cannot become a %s again.", vmid, kind.Resource, kind.Noun)
-}
-
-// TemplateGrowIssue refuses growing a template's volume: marking a guest a
-// template made its volumes read-only base volumes that linked clones may
-// be backed by (W17, W22).
-func TemplateGrowIssue(p path.Path, noun VolumeNoun, slot string, had, want fwutil.SizeValue) (Issue, bool) {
-	wantBytes, okWant := want.Bytes()
-	hadBytes, okHad := had.Bytes()
-	if !okWant || !okHad || wantBytes <= hadBytes {
-		return Issue{}, false
-	}
-	return Issue{
-		Path:    p,
-		Summary: "Template " + noun.Title + " Cannot Grow",
-		Detail: fmt.Sprintf("%s %s of this template is a read-only base volume of %s; the configuration asks for %s. "+
-			"PVE does not resize a template's base volumes. Set size back to %s and grow the %s on the guests cloned from the template, "+
-			"or replace the template.",
-			capitalize(noun.Noun), slot, HumanSize(had), HumanSize(want), HumanSize(had), noun.Noun),
-	}, true
 }

@@ -4,10 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
-
-	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 )
 
 var (
@@ -81,22 +78,6 @@ func TestReshapeKeepsNullAndUnknown(t *testing.T) {
 		if !got.Type().Equal(wideGuest) || got.IsNull() != v.IsNull() || got.IsKnown() != v.IsKnown() {
 			t.Errorf("Reshape(%s) = %s", v, got)
 		}
-	}
-}
-
-var diskSizePath = path.Root("disks").AtMapKey("scsi0").AtName("size")
-
-// W17: a template's volumes are base volumes: growing one is refused,
-// keeping or giving the same size is not.
-func TestTemplateGrowIssueW17(t *testing.T) {
-	t.Parallel()
-	four, eight := fwutil.SizeFromString("4"), fwutil.SizeFromString("8")
-	issue, grows := TemplateGrowIssue(diskSizePath, DiskNoun, "scsi0", four, eight)
-	if !grows || issue.Summary != "Template Disk Cannot Grow" || !strings.Contains(issue.Detail, "Set size back to 4 GiB") {
-		t.Errorf("issue = %+v, grows = %v", issue, grows)
-	}
-	if _, grows := TemplateGrowIssue(diskSizePath, DiskNoun, "scsi0", four, fwutil.SizeFromString("4096M")); grows {
-		t.Error("the same size counts as growth")
 	}
 }
 

@@ -1,14 +1,8 @@
 package lxc
 
 import (
-	"context"
-	"maps"
-	"slices"
-
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -20,10 +14,9 @@ import (
 // differs.
 func NewContainerTemplateResource() resource.Resource {
 	return &guestops.TemplateResource{
-		Guest:     &containerResource{},
-		Kind:      guestops.ContainerTemplate,
-		Narrow:    containerTemplateSchema,
-		CheckPlan: checkContainerTemplatePlan,
+		Guest:  &containerResource{},
+		Kind:   guestops.ContainerTemplate,
+		Narrow: containerTemplateSchema,
 	}
 }
 
@@ -35,36 +28,9 @@ func (r *containerResource) UseKind(kind guestops.Kind) { r.api.Kind = kind }
 func containerTemplateSchema(ct schema.Schema) schema.Schema {
 	return guestops.WithoutAttributes(ct,
 		"An LXC container template: created like a `pve_container` from an `os_template` archive, never started, then marked a template. "+
-			"Marking renames its volumes to read-only base volumes (`base-ID-disk-N`), which `root_disk.volume` follows; clones are made from them. "+
+			"Marking renames its volumes to base volumes (`base-ID-disk-N`), which `root_disk.volume` follows; clones are made from them. "+
 			"Marking is one-way: a template never becomes a container again. Changes PVE accepts on a template (options, network, new mount points, "+
-			"volume moves, the node) are made in place; growing a volume is refused at plan time. Destroying the template fails while linked clones "+
-			"still use its volumes."+
+			"volume growth, volume moves, the node) are made in place. Destroying the template fails while linked clones still use its volumes."+
 			guestops.ReplacesSection(guestops.ContainerTemplate, guestops.VMIDFixed, unprivilegedFixed),
 		guestops.TemplateDropped...)
-}
-
-// checkContainerTemplatePlan refuses what PVE refuses on a template: its
-// volumes are base volumes, which are not resized.
-func checkContainerTemplatePlan(ctx context.Context, stateView, planView tfsdk.Plan, diags *diag.Diagnostics) {
-	state, okState := readModel(ctx, stateView)
-	plan, okPlan := readModel(ctx, planView)
-	if !okState || !okPlan {
-		return
-	}
-	var issues []guestops.Issue
-	if state.RootDisk != nil && plan.RootDisk != nil {
-		if issue, grows := guestops.TemplateGrowIssue(mountPath(keyRootFS, "size"), rootDiskNoun, keyRootFS, state.RootDisk.Size, plan.RootDisk.Size); grows {
-			issues = append(issues, issue)
-		}
-	}
-	for _, slot := range slices.Sorted(maps.Keys(plan.MountPoints)) {
-		had, existed := state.MountPoints[slot]
-		if !existed {
-			continue
-		}
-		if issue, grows := guestops.TemplateGrowIssue(mountPath(slot, "size"), guestops.MountPointNoun, slot, had.Size, plan.MountPoints[slot].Size); grows {
-			issues = append(issues, issue)
-		}
-	}
-	guestops.AddIssues(diags, issues)
 }

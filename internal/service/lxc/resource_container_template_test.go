@@ -104,9 +104,9 @@ func checkCTTemplateDestroyed(c *ctTemplateRef) resource.TestCheckFunc {
 
 // W9, W17: a container template is created stopped and marked a template
 // (synchronously, no UPID); its volumes are renamed base-ID-disk-N and
-// state follows. Options change in place, growing a base volume is refused
-// at plan time, the import round trip plans empty, and a container that is
-// not a template cannot be imported as one.
+// state follows. Options change and the base volume grows in place, the
+// import round trip plans empty, and a container that is not a template
+// cannot be imported as one.
 func TestAccContainerTemplate_basicW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -157,8 +157,23 @@ resource "pve_container" "other" {
 				}),
 			},
 			{
-				Config:      ctTemplateConfig(tg, 2, 3, ""),
-				ExpectError: regexp.MustCompile(`Template Root Disk Cannot Grow`),
+				// A template's root disk grows in place: pve-container
+				// API2/LXC.pm resize_vm checks no template flag and
+				// pve-storage's volume_resize grows the base volume.
+				Config: ctTemplateConfig(tg, 2, 3, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctTemplateAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(tpl.isBaseTemplate(), func(*terraform.State) error {
+					config, err := tpl.config()
+					if err != nil {
+						return err
+					}
+					if !strings.HasSuffix(config["rootfs"], ",size=3G") {
+						return fmt.Errorf("rootfs = %q, want the base volume grown to 3G", config["rootfs"])
+					}
+					return nil
+				}),
 			},
 			{
 				ResourceName:            ctTemplateAddr,
@@ -168,7 +183,7 @@ resource "pve_container" "other" {
 				ImportStateIdFunc:       func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.node, tpl.vmid), nil },
 			},
 			{
-				Config: ctTemplateConfig(tg, 2, 2, plainCT),
+				Config: ctTemplateConfig(tg, 2, 3, plainCT),
 				Check: func(s *terraform.State) error {
 					id, err := strconv.Atoi(s.RootModule().Resources["pve_container.plain"].Primary.Attributes["vmid"])
 					plainID = id
@@ -176,14 +191,14 @@ resource "pve_container" "other" {
 				},
 			},
 			{
-				Config:            ctTemplateConfig(tg, 2, 2, plainCT+others),
+				Config:            ctTemplateConfig(tg, 2, 3, plainCT+others),
 				ResourceName:      "pve_container.other",
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
 				ExpectError:       regexp.MustCompile(`(?s)Container Is A Template.*pve_container_template`),
 			},
 			{
-				Config:            ctTemplateConfig(tg, 2, 2, plainCT+others),
+				Config:            ctTemplateConfig(tg, 2, 3, plainCT+others),
 				ResourceName:      "pve_container_template.other",
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(plainID), nil },

@@ -1,14 +1,11 @@
 package qemu
 
 import (
-	"context"
 	"maps"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -19,10 +16,9 @@ import (
 // and differs only where PVE differs.
 func NewVMTemplateResource() resource.Resource {
 	return &guestops.TemplateResource{
-		Guest:     &vmResource{},
-		Kind:      guestops.VMTemplate,
-		Narrow:    vmTemplateSchema,
-		CheckPlan: checkVMTemplatePlan,
+		Guest:  &vmResource{},
+		Kind:   guestops.VMTemplate,
+		Narrow: vmTemplateSchema,
 	}
 }
 
@@ -35,9 +31,8 @@ func vmTemplateSchema(vm schema.Schema) schema.Schema {
 	dropped := append(slices.Clone(guestops.TemplateDropped), "ipv4_addresses", "ipv6_addresses")
 	s := guestops.WithoutAttributes(vm,
 		"A QEMU VM template: created like a `pve_vm` (from scratch or from `import_from` disk images), never started, then marked a template. "+
-			"Its disks become read-only base volumes that clones are made from. Marking is one-way: a template never becomes a VM again. "+
-			"Changes PVE accepts on a template (hardware, options, new disks, disk moves, the node) are made in place; growing a disk is refused "+
-			"at plan time. Destroying the template fails while linked clones still use its disks."+
+			"Its disks become base volumes that clones are made from. Marking is one-way: a template never becomes a VM again. "+
+			"Changes PVE accepts on a template (hardware, options, new disks, disk growth, disk moves, the node) are made in place. Destroying the template fails while linked clones still use its disks."+
 			guestops.ReplacesSection(guestops.VMTemplate, guestops.VMIDFixed),
 		dropped...)
 	if agent, ok := s.Attributes["agent"].(schema.SingleNestedAttribute); ok {
@@ -48,25 +43,4 @@ func vmTemplateSchema(vm schema.Schema) schema.Schema {
 		s.Attributes["agent"] = agent
 	}
 	return s
-}
-
-// checkVMTemplatePlan refuses what PVE refuses on a template: its disks
-// are base volumes, which are not resized.
-func checkVMTemplatePlan(ctx context.Context, stateView, planView tfsdk.Plan, diags *diag.Diagnostics) {
-	state, okState := readModel(ctx, stateView)
-	plan, okPlan := readModel(ctx, planView)
-	if !okState || !okPlan {
-		return
-	}
-	var issues []guestops.Issue
-	for _, slot := range slices.Sorted(maps.Keys(plan.Disks)) {
-		had, existed := state.Disks[slot]
-		if !existed {
-			continue
-		}
-		if issue, grows := guestops.TemplateGrowIssue(diskPath(slot, "size"), guestops.DiskNoun, slot, had.Size, plan.Disks[slot].Size); grows {
-			issues = append(issues, issue)
-		}
-	}
-	guestops.AddIssues(diags, issues)
 }

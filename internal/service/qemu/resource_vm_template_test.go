@@ -89,9 +89,9 @@ func isTemplate(v *vmRef, slot string) resource.TestCheckFunc {
 }
 
 // W17: a template from scratch is created stopped and marked a template;
-// its disk becomes a base volume that state follows. Hardware changes and
-// a node move are in place, growing a base disk is refused at plan time,
-// and an import round trip plans empty.
+// its disk becomes a base volume that state follows. Hardware changes,
+// growing the base disk and a node move are in place, and an import round
+// trip plans empty.
 func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -125,13 +125,27 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 				}),
 			},
 			{
-				// A base volume is not resized: refused before anything is sent.
-				Config:      vmTemplateConfig(tg, templateBody(4, "8")+"  description = \"golden image\"\n", ""),
-				ExpectError: regexp.MustCompile(`Template Disk Cannot Grow`),
+				// A template's disk grows in place: PVE's resize checks no
+				// template flag and grows the base volume (qemu-server
+				// API2/Qemu.pm resize_vm, pve-storage volume_resize).
+				Config: vmTemplateConfig(tg, templateBody(4, "8")+"  description = \"golden image\"\n", ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
+				},
+				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
+					config, err := tpl.config()
+					if err != nil {
+						return err
+					}
+					if !strings.HasSuffix(config["scsi0"], ",size=8G") {
+						return fmt.Errorf("scsi0 = %q, want the base volume grown to 8G", config["scsi0"])
+					}
+					return nil
+				}),
 			},
 			{
 				// A template moves to another node in place, base volumes and all.
-				Config: vmTemplateConfig(tg, strings.Replace(templateBody(4, "4"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
+				Config: vmTemplateConfig(tg, strings.Replace(templateBody(4, "8"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
@@ -150,7 +164,7 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 			},
 			{
 				// An import block adopts the template with an empty plan.
-				Config:            vmTemplateConfig(tg, strings.Replace(templateBody(4, "4"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
+				Config:            vmTemplateConfig(tg, strings.Replace(templateBody(4, "8"), `"pve1"`, `"pve2"`, 1)+"  description = \"golden image\"\n", ""),
 				ResourceName:      vmTemplateAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
