@@ -114,7 +114,11 @@ func createPool(c *call) (any, error) {
 }
 
 // updatePool adds (or with delete=1 removes) guests and storages and sets
-// the comment. All changes of one call apply together or not at all.
+// the comment. All changes of one call apply together or not at all
+// (pve-manager PVE/API2/Pool.pm update_pool dies inside
+// lock_user_config before it writes user.cfg). Like PVE (8.4 and 9.x), it
+// does not check that a VM or a storage exists: their ids are only checked
+// by the schema's formats, and user.cfg records what it is given.
 func updatePool(c *call) (any, error) {
 	cl := c.cluster
 	fail := func(err error) error { return wrapLockError("update pools failed", err) }
@@ -144,8 +148,6 @@ func updatePool(c *call) (any, error) {
 			dropVMs = append(dropVMs, vmid)
 		case p.VMs[vmid] || seen[vmid]:
 			return nil, fail(errorf("VM %d is already a pool member", vmid))
-		case cl.Guests[vmid] == nil:
-			return nil, fail(errorf("VM %d does not exist", vmid))
 		default:
 			if other := cl.PoolOf(vmid); other != "" {
 				if !c.boolParam("allow-move") {
@@ -174,8 +176,6 @@ func updatePool(c *call) (any, error) {
 			dropStores = append(dropStores, sid)
 		case p.Storages[sid] || seenStore[sid]:
 			return nil, fail(errorf("Storage '%s' is already a pool member", sid))
-		case cl.Storage(sid) == nil:
-			return nil, fail(errorf("storage '%s' does not exist", sid))
 		default:
 			addStores = append(addStores, sid)
 		}

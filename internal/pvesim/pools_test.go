@@ -96,14 +96,15 @@ func TestW48PoolMoveNeedsAllowMove(t *testing.T) {
 	}
 }
 
-// A failing update changes nothing, even the parts before the failure.
+// A failing update changes nothing, even the parts before the failure
+// (pve-manager PVE/API2/Pool.pm update_pool dies before cfs_write_file).
 func TestPoolUpdateIsAtomic(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	addGuests(t, e.sim, vm(100, "pve1", "web"))
 	e.call(t, http.MethodPost, "/pools", form("poolid", "a", "comment", "old")).wantOK(t)
-	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "100,555", "comment", "new")).
-		wantStatus(t, http.StatusInternalServerError, "update pools failed: VM 555 does not exist")
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "100,100", "comment", "new")).
+		wantStatus(t, http.StatusInternalServerError, "update pools failed: VM 100 is already a pool member")
 	p, _ := e.sim.Pool("a")
 	if p.Comment != "old" || len(p.VMs) != 0 {
 		t.Fatalf("pool changed: %+v", p)
@@ -174,5 +175,23 @@ func TestPoolCommentClearNeedsJSON(t *testing.T) {
 	e.send(t, req).wantOK(t)
 	if p, _ := e.sim.Pool("prod"); p.Comment != "" {
 		t.Fatalf("JSON empty comment must clear it, comment = %q", p.Comment)
+	}
+}
+
+// pve-manager PVE/API2/Pool.pm update_pool (8.4 and 9.x) checks neither that
+// a VM nor that a storage exists: user.cfg records the ids it is given, and
+// removing them works the same way.
+func TestPoolUpdateTakesUnknownMembers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/pools", form("poolid", "a")).wantOK(t)
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "555", "storage", "nope")).wantOK(t)
+	p, _ := e.sim.Pool("a")
+	if !p.VMs[555] || !p.Storages["nope"] {
+		t.Fatalf("pool = %+v, want VM 555 and storage nope recorded", p)
+	}
+	e.call(t, http.MethodPut, "/pools", form("poolid", "a", "vms", "555", "storage", "nope", "delete", "1")).wantOK(t)
+	if p, _ := e.sim.Pool("a"); len(p.VMs) != 0 || len(p.Storages) != 0 {
+		t.Fatalf("pool = %+v after removing them", p)
 	}
 }
