@@ -111,8 +111,7 @@ func (unprivilegedDefaultModifier) PlanModifyBool(ctx context.Context, req planm
 	}
 	for _, source := range []string{"clone", "restore"} {
 		var v types.Object
-		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(source), &v)...)
-		if !v.IsNull() {
+		if diags := req.Config.GetAttribute(ctx, path.Root(source), &v); diags.HasError() || !v.IsNull() {
 			return
 		}
 	}
