@@ -54,6 +54,11 @@ type pveProfile struct {
 	efiCertWarning bool
 }
 
+// The profile's schema checks every request. The guest configs the
+// simulator stores are parsed with the 9.1 schema in every profile; the
+// only keys PVE 8.4 takes there that 9.1 does not are the disk geometry
+// options (cyls, heads, secs, trans), which PVE 9 dropped.
+
 // pveProfiles are the releases the simulator can serve. 8.4 is PVE 8.4 of
 // its schema dump (pve-docs 8.4.2, 2026-03-16): pve-manager 8.4.18,
 // qemu-server 8.4.6. 9.1 is pve-manager 9.1.4 with qemu-server 9.1.3 and
