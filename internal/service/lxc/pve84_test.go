@@ -34,7 +34,7 @@ func TestAccContainer_pve84InPlaceUpdates(t *testing.T) {
 // token may not set feature flags of a privileged container. The provider
 // sends unprivileged = true when it is left out, so the container is
 // unprivileged on 8.4 too and nesting under a token works.
-func TestAccContainer_unprivilegedByDefaultOnPVE84(t *testing.T) {
+func TestAccContainer_pve84UnprivilegedByDefault(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "8.4")
 	ct := newCTRef(tg)
@@ -63,7 +63,7 @@ func TestAccContainer_unprivilegedByDefaultOnPVE84(t *testing.T) {
 // (by this provider before it sent the attribute, or by anyone else) holds
 // unprivileged = false in state. A configuration that still leaves the
 // attribute out keeps it: no replacement, no change.
-func TestAccContainer_privilegedKeptWithoutAttributeOnPVE84(t *testing.T) {
+func TestAccContainer_pve84PrivilegedKeptWithoutAttribute(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "8.4")
 	ct := newCTRef(tg)
