@@ -45,6 +45,14 @@ func IsLive() bool {
 	return os.Getenv("TF_ACC") != "" && os.Getenv("PVE_ENDPOINT") != ""
 }
 
+// PVEVersionEnv names the environment variable that selects the PVE release
+// the simulator serves to tests that do not choose one: "8.4", "9.1" or
+// "9.2" (pvesim.PVEVersions); empty means the simulator's default. It lets
+// a whole suite run against another release:
+//
+//	PVE_SIM_VERSION=8.4 go test ./internal/service/...
+const PVEVersionEnv = "PVE_SIM_VERSION"
+
 // New prepares a target for one test: a fresh simulator of its own (so tests
 // run in parallel without seeing each other), or the live node.
 func New(t *testing.T) *Target {
@@ -52,7 +60,18 @@ func New(t *testing.T) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t, false)
+	return newSim(t, false, os.Getenv(PVEVersionEnv))
+}
+
+// NewOnPVE is New with the simulator serving the given PVE release ("8.4",
+// "9.1", "9.2"), for the tests that pin what differs between releases.
+// Against a live node it is New: the node is the release it is.
+func NewOnPVE(t *testing.T, version string) *Target {
+	t.Helper()
+	if IsLive() {
+		return newLive(t)
+	}
+	return newSim(t, false, version)
 }
 
 // NewWithPassword is New with ticket authentication (username and
@@ -63,16 +82,17 @@ func NewWithPassword(t *testing.T) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t, true)
+	return newSim(t, true, os.Getenv(PVEVersionEnv))
 }
 
-func newSim(t *testing.T, passwordAuth bool) *Target {
+func newSim(t *testing.T, passwordAuth bool, pveVersion string) *Target {
 	t.Helper()
 	token := "root@pam!acctest=" + randomHex(16)
 	password := randomHex(12)
 	sim, err := pvesim.New(pvesim.Options{
-		Tokens:    []string{token},
-		Passwords: []string{"root@pam=" + password},
+		Tokens:     []string{token},
+		Passwords:  []string{"root@pam=" + password},
+		PVEVersion: pveVersion,
 	})
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)

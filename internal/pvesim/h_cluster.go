@@ -5,13 +5,6 @@ import (
 	"strconv"
 )
 
-// Version facts the simulator reports (GET /version).
-const (
-	pveVersion = "9.1.4"
-	pveRelease = "9.1"
-	pveRepoID  = "5b1d4f5bd0a8e4a1"
-)
-
 // answeringNode is the node pveproxy runs on: the first one. Methods that
 // PVE answers locally ("local" in cluster status, storage members of a
 // pool) use it.
@@ -19,7 +12,7 @@ func (c *Cluster) answeringNode() *Node { return c.Nodes[0] }
 
 func (s *Sim) registerClusterRoutes() {
 	s.handle(http.MethodGet, "/version", route{handle: func(*call) (any, error) {
-		return map[string]any{"version": pveVersion, "release": pveRelease, "repoid": pveRepoID}, nil
+		return map[string]any{"version": s.pve.version, "release": s.pve.release, "repoid": s.pve.repoid}, nil
 	}})
 	s.handle(http.MethodGet, "/cluster/resources", route{handle: s.clusterResources})
 	s.handle(http.MethodGet, "/cluster/nextid", route{handle: nextID})
@@ -158,7 +151,7 @@ func (s *Sim) nodeStatus(c *call) (any, error) {
 		"ksm":        map[string]any{"shared": 0},
 		"loadavg":    []string{"0.12", "0.09", "0.05"},
 		"kversion":   "Linux 6.17.2-1-pve #1 SMP PREEMPT_DYNAMIC PMX 6.17.2-1",
-		"pveversion": "pve-manager/" + pveVersion + "/" + pveRepoID,
+		"pveversion": "pve-manager/" + c.sim.pve.version + "/" + c.sim.pve.repoid,
 		"current-kernel": map[string]any{
 			"sysname": "Linux", "release": "6.17.2-1-pve", "machine": "x86_64",
 			"version": "#1 SMP PREEMPT_DYNAMIC PMX 6.17.2-1",

@@ -102,10 +102,19 @@ func createPool(c *call) (any, error) {
 	if cl.Pools[id] != nil {
 		return nil, fail(errorf("pool '%s' already exists", id))
 	}
+	// pve-manager PVE/API2/Pool.pm create_pool. Since 7eadbed6 (9.0.0~12)
+	// the new pool's own name, the part after its parent, must start with a
+	// letter; PVE 8 takes any name the pve-poolid format allows.
+	leaf := id
 	if i := strings.LastIndexByte(id, '/'); i >= 0 {
-		if parent := id[:i]; cl.Pools[parent] == nil {
-			return nil, fail(errorf("parent '%s' does not exist", parent))
+		parent := id[:i]
+		leaf = id[i+1:]
+		if cl.Pools[parent] == nil {
+			return nil, fail(errorf("parent '%s' of pool '%s' does not exist", parent, id))
 		}
+	}
+	if c.sim.pve.poolNameStartsWithLetter && !startsWithLetter(leaf) {
+		return nil, fail(errorf("pool name must start with a letter"))
 	}
 	p := &Pool{ID: id, VMs: map[int]bool{}, Storages: map[string]bool{}}
 	p.Comment = c.str("comment")
@@ -242,4 +251,9 @@ func wrapLockError(prefix string, err error) error {
 		msg = strconv.Itoa(ae.status) + " " + msg
 	}
 	return &apiError{status: http.StatusInternalServerError, message: prefix + ": " + msg}
+}
+
+// startsWithLetter is Pool.pm's m!^[A-Za-z]!.
+func startsWithLetter(s string) bool {
+	return s != "" && (s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z')
 }

@@ -75,11 +75,18 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 			return nil, paramError(map[string]string{k: "option '" + k + "' cannot be set at create - set it with a config update"})
 		}
 	}
-	req.unprivileged = true
-	if _, ok := c.param("unprivileged"); ok {
-		req.unprivileged = c.boolParam("unprivileged")
+	// pve-container src/PVE/API2/LXC.pm create_vm: since 6.0.6 (PVE 9.0)
+	// an omitted "unprivileged" means 1 at create, and a privileged
+	// container needs Sys.Modify; PVE 8 leaves it unset, which is a
+	// privileged container, and checks nothing more. A restore takes the
+	// archive's value unless one is given (runCTRestore).
+	restore := c.boolParam("restore")
+	_, given := c.param("unprivileged")
+	req.unprivileged = c.boolParam("unprivileged")
+	if !given && !restore {
+		req.unprivileged = c.sim.pve.unprivilegedDefault
 	}
-	if !req.unprivileged {
+	if !req.unprivileged && !restore && c.sim.pve.privilegedNeedsSysModify {
 		if err := c.check("/", false, "Sys.Modify"); err != nil {
 			return nil, err
 		}

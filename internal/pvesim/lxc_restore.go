@@ -66,7 +66,8 @@ func (s *Sim) restoreLXC(c *call) (any, error) {
 		return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
 	}
 	restore := &ctRestore{ctCreate: req, existed: existed, unique: c.boolParam("unique"),
-		unprivilegedGiven: unprivilegedGiven, root: isRootPam(c), sysModify: c.can("/", false, "Sys.Modify")}
+		unprivilegedGiven: unprivilegedGiven, root: isRootPam(c), sysModify: c.can("/", false, "Sys.Modify"),
+		vmAllocate: c.checkVMPerm(req.vmid, req.pool, "VM.Allocate") == nil}
 	t := s.startTask(req.node, "vzrestore", itoa(req.vmid), c.user, func(t *Task) error {
 		return s.runCTRestore(cl, t, restore)
 	})
@@ -78,8 +79,11 @@ type ctRestore struct {
 	*ctCreate
 	existed, unique, unprivilegedGiven, root bool
 	// sysModify is whether the caller holds Sys.Modify on "/", which a
-	// restore that ends up privileged needs.
+	// restore that ends up privileged needs (PVE 9).
 	sysModify bool
+	// vmAllocate is whether the caller holds VM.Allocate on the container,
+	// which PVE 8 asks for when a restore turns it privileged.
+	vmAllocate bool
 }
 
 // runCTRestore is the vzrestore worker.
@@ -111,8 +115,16 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	if req.unprivilegedGiven {
 		unprivileged = req.unprivileged
 	}
-	if !unprivileged && (!req.existed || g.Config["unprivileged"] == "1") && !req.sysModify {
-		return fail(permError("/, Sys.Modify"))
+	// pve-container src/PVE/API2/LXC.pm create_vm, restore branch of the
+	// worker: since 4cc73b7 (6.0.6, PVE 9.0) a restore that creates a
+	// privileged container or turns one privileged needs Sys.Modify; PVE
+	// 8 only asks for VM.Allocate when it turns one privileged.
+	if s.pve.privilegedNeedsSysModify {
+		if !unprivileged && (!req.existed || g.Config["unprivileged"] == "1") && !req.sysModify {
+			return fail(permError("/, Sys.Modify"))
+		}
+	} else if !unprivileged && req.existed && g.Config["unprivileged"] == "1" && !req.vmAllocate {
+		return fail(permError("/vms/" + itoa(req.vmid) + ", VM.Allocate"))
 	}
 	mounts := copyMap(req.mounts)
 	delayed := map[string]string{}

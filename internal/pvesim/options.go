@@ -11,7 +11,11 @@ import (
 // Options configure a simulator. The zero value is a usable three-node
 // cluster with no credentials (every request then fails with 401).
 type Options struct {
-	Nodes          int           // cluster size, nodes pve1..pveN; default 3
+	Nodes int // cluster size, nodes pve1..pveN; default 3
+	// PVEVersion is the PVE release served: "8.4", "9.1" or "9.2" (see
+	// PVEVersions); default DefaultPVEVersion. It selects the API schema
+	// and the behaviours that differ between releases.
+	PVEVersion     string
 	Tokens         []string      // API tokens, "USER@REALM!TOKENID=SECRET"
 	Passwords      []string      // ticket logins, "USER@REALM=PASSWORD"
 	TicketLifetime time.Duration // default 2h, as on PVE

@@ -47,7 +47,7 @@ func (s *Sim) serve(w http.ResponseWriter, r *http.Request) {
 		// The schema splits the still escaped path, so an escaped '/' in a
 		// volume id stays inside its segment.
 		escaped, _ := apiPath(r.URL.EscapedPath())
-		m, vars, _ = schema.Lookup(r.Method, escaped)
+		m, vars, _ = s.pve.api.Lookup(r.Method, escaped)
 	}
 	rec := RequestRecord{Method: r.Method, Path: rel}
 	if !inAPI {

@@ -131,7 +131,7 @@ func TestNestedPools(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	e.call(t, http.MethodPost, "/pools", form("poolid", "a/b")).
-		wantStatus(t, http.StatusInternalServerError, "create pool failed: parent 'a' does not exist")
+		wantStatus(t, http.StatusInternalServerError, "create pool failed: parent 'a' of pool 'a/b' does not exist")
 	e.call(t, http.MethodPost, "/pools", form("poolid", "a")).wantOK(t)
 	e.call(t, http.MethodPost, "/pools", form("poolid", "a/b")).wantOK(t)
 	e.call(t, http.MethodDelete, "/pools", form("poolid", "a")).

@@ -12,7 +12,13 @@ import (
 // agent answering guest-ping), whose three refusals are 500s.
 
 func (s *Sim) registerQemuAgentRoutes() {
-	perm := permission{path: "/vms/{vmid}", any: true, privs: []string{"VM.GuestAgent.Audit", "VM.GuestAgent.Unrestricted"}}
+	// qemu-server src/PVE/API2/Qemu/Agent.pm register_command: PVE 9's
+	// per-command privilege or VM.GuestAgent.Unrestricted (b92a40ce); PVE
+	// 8's default VM.Monitor for every command without its own.
+	perm := permission{path: "/vms/{vmid}", privs: []string{"VM.Monitor"}}
+	if s.pve.guestAgentPrivileges {
+		perm = permission{path: "/vms/{vmid}", any: true, privs: []string{"VM.GuestAgent.Audit", "VM.GuestAgent.Unrestricted"}}
+	}
 	s.handle(http.MethodGet, "/nodes/{node}/qemu/{vmid}/agent/network-get-interfaces", route{perm: perm, handle: s.agentNetworkInterfaces})
 }
 

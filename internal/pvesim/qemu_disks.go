@@ -312,7 +312,7 @@ func (j *diskJob) allocDisk(key string, d drive, storeID string, size int64) (st
 		if d["efitype"] == "4m" {
 			size = efiVars4M
 			if d["pre-enrolled-keys"] == "1" {
-				d["ms-cert"] = "2023"
+				d["ms-cert"] = j.s.pve.efiMSCert
 			}
 		}
 	case "tpmstate0":

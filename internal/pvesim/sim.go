@@ -16,6 +16,8 @@ import (
 // Sim is one simulated cluster. It is safe for concurrent use.
 type Sim struct {
 	opts Options
+	// pve is the PVE release served (Options.PVEVersion).
+	pve pveProfile
 
 	// mu guards the model (cluster, tasks). Handlers run with it held, so a
 	// request sees and changes the cluster atomically, like PVE's config
@@ -59,8 +61,13 @@ func New(opts Options) (*Sim, error) {
 	if opts.TicketLifetime == 0 {
 		opts.TicketLifetime = defaultTicketLifetime
 	}
+	profile, err := lookupProfile(opts.PVEVersion)
+	if err != nil {
+		return nil, err
+	}
 	s := &Sim{
 		opts:       opts,
+		pve:        profile,
 		counts:     map[string]int{},
 		latency:    map[string]time.Duration{},
 		globalLat:  opts.Latency,

@@ -41,6 +41,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("pvesim", flag.ContinueOnError)
 	listen := fs.String("listen", "127.0.0.1:8006", "address to listen on (port 0 picks a free port)")
 	nodes := fs.Int("nodes", 3, "number of cluster nodes (pve1..pveN)")
+	pveVersion := fs.String("pve-version", pvesim.DefaultPVEVersion, "PVE release to simulate: "+strings.Join(pvesim.PVEVersions(), ", "))
 	var tokens, passwords listFlag
 	fs.Var(&tokens, "token", "API token USER@REALM!TOKENID=SECRET (repeatable; default root@pam!terraform= and a random secret)")
 	fs.Var(&passwords, "password", "password user USER@REALM=PASSWORD (repeatable)")
@@ -65,6 +66,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 
 	opts := pvesim.Options{
 		Nodes:        *nodes,
+		PVEVersion:   *pveVersion,
 		Tokens:       tokens,
 		Passwords:    passwords,
 		Latency:      *latency,

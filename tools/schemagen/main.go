@@ -1,12 +1,14 @@
 // Command schemagen generates the request-checking tables of the PVE
-// simulator (internal/pvesim/schema) from PVE's API schema dump.
+// simulator (internal/pvesim/schema) from PVE's API schema dumps, one table
+// file per PVE release in schema.TableSets.
 //
 // Run it anywhere inside the repository:
 //
-//	go run ./tools/schemagen [-apidoc FILE] [-formats FILE] [-out FILE]
+//	go run ./tools/schemagen [-shared DIR] [-formats FILE] [-outdir DIR]
 //
-// By default it reads apidoc.json and formats.json from shared/pve-api beside
-// the repository clone and writes internal/pvesim/schema/tables.json.gz.
+// By default it reads the dumps and formats.json from shared/pve-api beside
+// the repository clone and writes the table files to
+// internal/pvesim/schema.
 package main
 
 import (
@@ -31,36 +33,41 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	shared := filepath.Join(root, "..", "shared", "pve-api")
-
 	fs := flag.NewFlagSet("schemagen", flag.ContinueOnError)
-	apidocPath := fs.String("apidoc", filepath.Join(shared, "apidoc.json"), "PVE API schema dump")
-	formatsPath := fs.String("formats", filepath.Join(shared, "formats.json"), "named formats supplement")
-	outPath := fs.String("out", filepath.Join(root, "internal", "pvesim", "schema", schema.TablesFileName), "output file")
+	sharedDir := fs.String("shared", filepath.Join(root, "..", "shared", "pve-api"), "folder with the PVE API schema dumps")
+	formatsPath := fs.String("formats", "", "named formats supplement (default: formats.json in the shared folder)")
+	outDir := fs.String("outdir", filepath.Join(root, "internal", "pvesim", "schema"), "output folder")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments: %v", fs.Args())
 	}
-
-	apidoc, err := os.ReadFile(*apidocPath)
-	if err != nil {
-		return err
+	if *formatsPath == "" {
+		*formatsPath = filepath.Join(*sharedDir, "formats.json")
 	}
 	formats, err := os.ReadFile(*formatsPath)
 	if err != nil {
 		return err
 	}
-	raw, err := schema.Generate(apidoc, formats)
-	if err != nil {
-		return err
+	for _, set := range schema.TableSets {
+		apidoc, err := os.ReadFile(filepath.Join(*sharedDir, set.APIDoc))
+		if err != nil {
+			return err
+		}
+		raw, err := schema.Generate(apidoc, formats, set.Unchecked...)
+		if err != nil {
+			return fmt.Errorf("PVE %s: %w", set.Release, err)
+		}
+		gz, err := schema.Compress(raw)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(*outDir, set.File), gz, 0o644); err != nil {
+			return err
+		}
 	}
-	gz, err := schema.Compress(raw)
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(*outPath, gz, 0o644)
+	return nil
 }
 
 // repoRoot walks up from the working directory to the directory holding

@@ -13,6 +13,7 @@ import (
 
 // Method is one (HTTP method, path template) of PVE's API.
 type Method struct {
+	api  *API
 	name string
 	path string
 	def  *methodDef
@@ -115,7 +116,7 @@ type routeNode struct {
 	methods  map[string]*Method
 }
 
-func buildRoutes(t *tables) (*routeNode, []*Method) {
+func buildRoutes(a *API, t *tables) (*routeNode, []*Method) {
 	root := &routeNode{}
 	all := make([]*Method, 0, len(t.Methods))
 	for _, d := range t.Methods {
@@ -142,7 +143,7 @@ func buildRoutes(t *tables) (*routeNode, []*Method) {
 		if n.methods == nil {
 			n.methods = map[string]*Method{}
 		}
-		m := &Method{name: d.Name, path: d.Path, def: d}
+		m := &Method{api: a, name: d.Name, path: d.Path, def: d}
 		n.methods[d.HTTPMethod] = m
 		all = append(all, m)
 	}
@@ -192,10 +193,14 @@ func (n *routeNode) match(segs []string, vars map[string]string) *routeNode {
 // the path is one fragment (PVE mounts that subtree with an empty fragment
 // delimiter), so a volume id may be sent with its '/' raw or as %2F (W46).
 func Lookup(httpMethod, path string) (m *Method, vars map[string]string, pathFound bool) {
-	load()
+	return Default().Lookup(httpMethod, path)
+}
+
+// Lookup is the package's Lookup in this release's schema.
+func (a *API) Lookup(httpMethod, path string) (m *Method, vars map[string]string, pathFound bool) {
 	segs := joinGreedyTail(pathSegments(uriUnescape(path)))
 	vars = map[string]string{}
-	n := routes.match(segs, vars)
+	n := a.routes.match(segs, vars)
 	if n == nil || len(n.methods) == 0 {
 		return nil, nil, false
 	}
@@ -247,16 +252,20 @@ func joinGreedyTail(segs []string) []string {
 }
 
 // Known tells whether PVE defines httpMethod on path.
-func Known(httpMethod, path string) bool {
-	m, _, _ := Lookup(httpMethod, path)
+func Known(httpMethod, path string) bool { return Default().Known(httpMethod, path) }
+
+// Known tells whether this release defines httpMethod on path.
+func (a *API) Known(httpMethod, path string) bool {
+	m, _, _ := a.Lookup(httpMethod, path)
 	return m != nil
 }
 
-// Methods lists every method of the API, ordered by path and HTTP method.
-func Methods() []*Method {
-	load()
-	return append([]*Method(nil), allMethods...)
-}
+// Methods lists every method of the default release's API, ordered by path
+// and HTTP method.
+func Methods() []*Method { return Default().Methods() }
+
+// Methods lists every method of this release's API.
+func (a *API) Methods() []*Method { return append([]*Method(nil), a.all...) }
 
 // Validate checks the request parameters (query and body merged, path
 // variables included) the way PVE's JSONSchema does. It returns nil when the
@@ -294,6 +303,9 @@ func (m *Method) validate(params map[string][]string, lists bool) map[string]str
 	checkObject("", objectSpec{props: p.Properties, method: m.def, closed: p.Closed, extra: p.AdditionalSchema}, values, errs)
 	if len(errs) == 0 {
 		return nil
+	}
+	if m.api != nil && strings.HasPrefix(m.api.release, "8.") {
+		errs.inPVE8Wording()
 	}
 	return errs
 }

@@ -67,7 +67,7 @@ func TestLookup(t *testing.T) {
 
 func TestLookupLiteralWinsOverVariable(t *testing.T) {
 	t.Parallel()
-	root, _ := buildRoutes(&tables{Methods: []*methodDef{
+	root, _ := buildRoutes(nil, &tables{Methods: []*methodDef{
 		{Path: "/pools/{poolid}", HTTPMethod: "GET", Name: "read_pool", Params: &schemaNode{}},
 		{Path: "/pools/special", HTTPMethod: "GET", Name: "special", Params: &schemaNode{}},
 		{Path: "/pools/{poolid}/x", HTTPMethod: "GET", Name: "pool_x", Params: &schemaNode{}},

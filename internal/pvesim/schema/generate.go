@@ -12,11 +12,13 @@ import (
 )
 
 // Generate turns PVE's schema dump (apidoc.json) and its supplement of named
-// formats (formats.json) into the tables this package embeds. The result is
+// formats (formats.json) into the tables this package embeds. unchecked
+// names formats the dump uses that the supplement lacks
+// (TableSet.Unchecked); they are registered without a check. The result is
 // deterministic JSON; write it with Compress.
-func Generate(apidoc, formats []byte) ([]byte, error) {
+func Generate(apidoc, formats []byte, unchecked ...string) ([]byte, error) {
 	g := &generator{}
-	t, err := g.build(apidoc, formats)
+	t, err := g.build(apidoc, formats, unchecked)
 	if err != nil {
 		return nil, err
 	}
@@ -116,7 +118,7 @@ func decodeJSON(data []byte, v any) error {
 	return dec.Decode(v)
 }
 
-func (g *generator) build(apidoc, formats []byte) (*tables, error) {
+func (g *generator) build(apidoc, formats []byte, unchecked []string) (*tables, error) {
 	g.formatRefs = map[string]string{}
 	var roots []*apiNode
 	if err := decodeJSON(apidoc, &roots); err != nil {
@@ -175,6 +177,11 @@ func (g *generator) build(apidoc, formats []byte) (*tables, error) {
 			}
 		}
 		t.Verifiers[name] = &verifier{Regex: vf.Regex, Error: vf.Error}
+	}
+	for _, name := range unchecked {
+		if _, ok := t.Verifiers[name]; !ok {
+			t.Verifiers[name] = &verifier{}
+		}
 	}
 	if err := g.checkFormatRefs(t); err != nil {
 		return nil, err

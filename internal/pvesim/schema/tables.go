@@ -3,7 +3,7 @@ package schema
 import (
 	"bytes"
 	"compress/gzip"
-	_ "embed" // the generated tables are embedded
+	"embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,11 +11,39 @@ import (
 )
 
 // TablesFileName is the name of the generated, gzip-compressed tables file
-// that lives next to this package's sources and is embedded at build time.
+// of the default release (PVE 9.1); it lives next to this package's sources
+// and is embedded at build time, like the tables of the other releases.
 const TablesFileName = "tables.json.gz"
 
-//go:embed tables.json.gz
-var embeddedTables []byte
+// TableSet is one PVE release whose API schema the package holds tables
+// for: which dump they are generated from and where they are stored.
+type TableSet struct {
+	// Release is PVE's major.minor release, "9.1" or "8.4".
+	Release string
+	// APIDoc is the file name of the release's schema dump in shared/pve-api.
+	APIDoc string
+	// File is the embedded tables file, next to this package's sources.
+	File string
+	// Unchecked names formats the dump uses that formats.json (a PVE 9.1
+	// supplement) does not describe. They are registered by code of that
+	// release which the checks do not mirror, so values pass unchecked.
+	Unchecked []string
+}
+
+// TableSets lists the releases with tables; the first one is the default.
+// PVE 8.4's dump uses a few formats that PVE 9.1 renamed or dropped:
+// pve-ha-manager's pve-ha-group-node (HA groups became rules in 9.0) and
+// pve-network's SDN ids.
+var TableSets = []TableSet{
+	{Release: "9.1", APIDoc: "apidoc.json", File: TablesFileName},
+	{Release: "8.4", APIDoc: "apidoc-pve8.4.json", File: "tables-pve8.4.json.gz", Unchecked: []string{
+		"pve-ha-group-node", "pve-sdn-vnet-id", "pve-sdn-zone-id", "pve-sdn-controller-id",
+		"pve-sdn-ipam-id", "pve-sdn-dns-id",
+	}},
+}
+
+//go:embed tables.json.gz tables-pve8.4.json.gz
+var embeddedFiles embed.FS
 
 // tables is everything the checks need from PVE's schema dump. It holds
 // structural facts only: no description or other prose from the dump.
@@ -96,29 +124,82 @@ type schemaNode struct {
 	InstanceTypes []string      `json:"instanceTypes,omitempty"`
 }
 
+// API is the schema of one PVE release: its methods and the checks of
+// their parameters.
+type API struct {
+	release string
+	t       *tables
+	routes  *routeNode
+	all     []*Method
+}
+
+// Release is the PVE release the schema describes, "9.1" or "8.4".
+func (a *API) Release() string { return a.release }
+
 var (
-	loadOnce   sync.Once
-	loaded     *tables
-	routes     *routeNode
-	allMethods []*Method
-	errLoad    error
+	loadOnce sync.Once
+	apis     map[string]*API
+	// formats are the named formats of every release: formats.json is one
+	// supplement for all of them, plus the unchecked names of older dumps.
+	formats *tables
+	errLoad error
 )
 
-// load decodes the embedded tables once; every exported entry point calls it.
-func load() *tables {
+// loadAll decodes the embedded tables of every release once.
+func loadAll() {
 	loadOnce.Do(func() {
-		t, err := decodeTables(embeddedTables)
-		if err != nil {
-			errLoad = err
-			return
+		apis = map[string]*API{}
+		for i, set := range TableSets {
+			gz, err := embeddedFiles.ReadFile(set.File)
+			if err != nil {
+				errLoad = err
+				return
+			}
+			t, err := decodeTables(gz)
+			if err != nil {
+				errLoad = fmt.Errorf("%s: %w", set.File, err)
+				return
+			}
+			a := &API{release: set.Release, t: t}
+			a.routes, a.all = buildRoutes(a, t)
+			apis[set.Release] = a
+			if i == 0 {
+				formats = &tables{HashFormats: t.HashFormats, Verifiers: map[string]*verifier{}, VMSafeCPUFlags: t.VMSafeCPUFlags}
+				for name, v := range t.Verifiers {
+					formats.Verifiers[name] = v
+				}
+				continue
+			}
+			for name, v := range t.Verifiers {
+				if _, ok := formats.Verifiers[name]; !ok {
+					formats.Verifiers[name] = v
+				}
+			}
 		}
-		loaded = t
-		routes, allMethods = buildRoutes(t)
 	})
 	if errLoad != nil {
 		panic(fmt.Sprintf("schema: embedded tables are unusable: %v", errLoad))
 	}
-	return loaded
+}
+
+// load returns the named formats; every check of a format value calls it.
+func load() *tables {
+	loadAll()
+	return formats
+}
+
+// Default is the schema of the default release, PVE 9.1.
+func Default() *API {
+	loadAll()
+	return apis[TableSets[0].Release]
+}
+
+// ForRelease returns the schema of a PVE release ("9.1", "8.4"); ok is
+// false when the package holds no tables for it.
+func ForRelease(release string) (api *API, ok bool) {
+	loadAll()
+	api, ok = apis[release]
+	return api, ok
 }
 
 func decodeTables(gz []byte) (*tables, error) {

@@ -34,46 +34,52 @@ func sharedAPIDir(t *testing.T) string {
 	return shared
 }
 
-// TestTablesUpToDate regenerates the tables and compares them with the
-// committed file. The decompressed JSON is compared, not the gzip bytes,
-// which a different Go release may compress differently.
+// TestTablesUpToDate regenerates the tables of every release and compares
+// them with the committed files. The decompressed JSON is compared, not the
+// gzip bytes, which a different Go release may compress differently.
 func TestTablesUpToDate(t *testing.T) {
 	t.Parallel()
 	shared := sharedAPIDir(t)
-	apidoc, err := os.ReadFile(filepath.Join(shared, "apidoc.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	formats, err := os.ReadFile(filepath.Join(shared, "formats.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, err := Generate(apidoc, formats)
-	if err != nil {
-		t.Fatalf("Generate: %v", err)
-	}
-	gz, err := Compress(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(t.TempDir(), TablesFileName)
-	if err := os.WriteFile(out, gz, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	written, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := Decompress(written)
-	if err != nil {
-		t.Fatal(err)
-	}
-	committed, err := Decompress(embeddedTables)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(fresh, committed) {
-		t.Fatalf("%s is stale (%d bytes committed, %d generated): run 'go generate ./internal/pvesim/schema'", TablesFileName, len(committed), len(fresh))
+	for _, set := range TableSets {
+		apidoc, err := os.ReadFile(filepath.Join(shared, set.APIDoc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := Generate(apidoc, formats, set.Unchecked...)
+		if err != nil {
+			t.Fatalf("Generate PVE %s: %v", set.Release, err)
+		}
+		gz, err := Compress(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), set.File)
+		if err := os.WriteFile(out, gz, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		written, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := Decompress(written)
+		if err != nil {
+			t.Fatal(err)
+		}
+		embedded, err := embeddedFiles.ReadFile(set.File)
+		if err != nil {
+			t.Fatal(err)
+		}
+		committed, err := Decompress(embedded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(fresh, committed) {
+			t.Fatalf("%s is stale (%d bytes committed, %d generated): run 'make schema'", set.File, len(committed), len(fresh))
+		}
 	}
 }
 
@@ -110,7 +116,11 @@ func TestGenerateIsDeterministic(t *testing.T) {
 // schema dump are kept.
 func TestTablesHoldNoProse(t *testing.T) {
 	t.Parallel()
-	raw, err := Decompress(embeddedTables)
+	embedded, err := embeddedFiles.ReadFile(TablesFileName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := Decompress(embedded)
 	if err != nil {
 		t.Fatal(err)
 	}

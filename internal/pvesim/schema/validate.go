@@ -25,6 +25,19 @@ func (e errorSet) add(path, msg string) {
 	e[path] = msg
 }
 
+// requiredByPVE9 is PVE 9's text for a property another one requires.
+var requiredByPVE9 = regexp.MustCompile(`missing property required by '([^']*)'`)
+
+// inPVE8Wording rewrites the messages into PVE 8's pve-common wording of the
+// same check, "missing property - 'X' requires this property" (pve-common
+// src/PVE/JSONSchema.pm check_object before 0f0e791, "schema: clarify error
+// on missing property dependency", pve-common 9.0.8).
+func (e errorSet) inPVE8Wording() {
+	for k, msg := range e {
+		e[k] = requiredByPVE9.ReplaceAllString(msg, "missing property - '$1' requires this property")
+	}
+}
+
 // value is one parameter value: a scalar, or a list (PVE's ARRAY reference:
 // a JSON array, or the wrapped value of an array parameter).
 type value struct {
@@ -124,7 +137,10 @@ func checkObject(path string, o objectSpec, values map[string]*value, errs error
 		if s := o.property(k); s != nil {
 			if s.Requires != "" {
 				if _, ok := values[s.Requires]; !ok {
-					errs.add(joinPath(path, s.Requires), "missing property - '"+newPath+"' requires this property")
+					// pve-common src/PVE/JSONSchema.pm check_object, worded
+					// as since pve-common 9.0.8 (0f0e791, PVE 9.0);
+					// inPVE8Wording gives PVE 8's text.
+					errs.add(joinPath(path, s.Requires), "missing property required by '"+newPath+"'")
 				}
 			}
 			if !oneOfMismatch(s, values) {

@@ -143,7 +143,7 @@ func TestValidate(t *testing.T) {
 			name:   "ipconfig gw requires ip",
 			method: "PUT", path: "/nodes/pve1/qemu/100/config",
 			params: one("ipconfig0", "gw=10.0.0.1"),
-			want:   map[string]string{"ipconfig0": "invalid format - format error\nipconfig0.ip: missing property - 'ipconfig0.gw' requires this property\n"},
+			want:   map[string]string{"ipconfig0": "invalid format - format error\nipconfig0.ip: missing property required by 'ipconfig0.gw'\n"},
 		},
 		{
 			name:   "ipconfig with ip and gw",
@@ -160,7 +160,7 @@ func TestValidate(t *testing.T) {
 			name:   "top-level requires",
 			method: "POST", path: "/nodes/pve1/qemu",
 			params: one("vmid", "100", "force", "1"),
-			want:   map[string]string{"archive": "missing property - 'force' requires this property"},
+			want:   map[string]string{"archive": "missing property required by 'force'"},
 		},
 		{
 			name:   "valid qemu create",
@@ -507,7 +507,7 @@ func TestValidateRequiresAndMissingJoin(t *testing.T) {
 	}}}
 	m := &Method{def: d}
 	got := m.Validate(one("b", "x", "c", "y"))
-	want := map[string]string{"a": missingMessage + `\n` + "missing property - 'b' requires this property" + `\n` + "missing property - 'c' requires this property"}
+	want := map[string]string{"a": missingMessage + `\n` + "missing property required by 'b'" + `\n` + "missing property required by 'c'"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %#v, want %#v", got, want)
 	}

@@ -258,8 +258,10 @@ func consoleFromAPI(config pveapi.GuestConfig) (*consoleModel, error) {
 // in create form (W21, W37), bind mounts (W36), NICs with addresses inline
 // (W38), features as one composite (W33), booleans as 1/0 (W6), tags in
 // PVE's form (W19), pool membership (W48), root's password and keys.
-// unprivileged is sent only when configured, so PVE's default applies
-// otherwise (W34). The console's tty count is left out: PVE 9.2 refuses it
+// unprivileged is sent as planned: true when left out of a create from a
+// template (unprivilegedByDefault), as PVE 8 would otherwise create a
+// privileged container; unknown only for a restore, which keeps the
+// archive's value (W34). The console's tty count is left out: PVE 9.2 refuses it
 // at create (W39), see createFollowUp. The container is not started here:
 // power is a separate action.
 func (m *containerModel) toCreate(password types.String) (url.Values, error) {

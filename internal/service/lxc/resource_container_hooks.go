@@ -61,6 +61,11 @@ func (r *containerResource) CreateForm(ctx context.Context, config tfsdk.Config,
 		diags.AddError("Invalid Container Configuration", err.Error())
 		return nil, false
 	}
+	if !guestops.Known(plan.Unprivileged) {
+		// Left unknown only when the plan could not tell the container
+		// would come from a template (unprivilegedByDefault).
+		form.Set(keyUnprivileged, "1")
+	}
 	return form, true
 }
 

@@ -87,6 +87,37 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	guestops.MarkStatusIfItMayChange(ctx, req, resp)
 }
 
+// unprivilegedByDefault plans unprivileged = true for a container created
+// from a template without the attribute: the provider then sends
+// unprivileged=1, which PVE 9 defaults to and PVE 8 does not (it would
+// create a privileged container). A clone or restore keeps its source's
+// value, and an existing container the value in state: a container that
+// was created privileged is never planned for replacement by this default.
+func unprivilegedByDefault() planmodifier.Bool { return unprivilegedDefaultModifier{} }
+
+type unprivilegedDefaultModifier struct{}
+
+func (unprivilegedDefaultModifier) Description(context.Context) string {
+	return "A container created from a template without unprivileged is unprivileged."
+}
+
+func (m unprivilegedDefaultModifier) MarkdownDescription(ctx context.Context) string {
+	return m.Description(ctx)
+}
+
+func (unprivilegedDefaultModifier) PlanModifyBool(ctx context.Context, req planmodifier.BoolRequest, resp *planmodifier.BoolResponse) {
+	if !req.State.Raw.IsNull() || req.Plan.Raw.IsNull() || !req.ConfigValue.IsNull() || !req.PlanValue.IsUnknown() {
+		return
+	}
+	for _, source := range []string{"clone", "restore"} {
+		var v types.Object
+		if diags := req.Config.GetAttribute(ctx, path.Root(source), &v); diags.HasError() || !v.IsNull() {
+			return
+		}
+	}
+	resp.PlanValue = types.BoolValue(true)
+}
+
 // osTemplateRecorded makes a change of os_template an in-place update
 // that sends nothing to PVE: PVE unpacks a template only when it creates a
 // container (W35), so the new one only says how a container created from

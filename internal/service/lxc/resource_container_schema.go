@@ -72,11 +72,14 @@ func containerSchema(ctx context.Context) schema.Schema {
 			},
 			"unprivileged": schema.BoolAttribute{
 				MarkdownDescription: "Run the container unprivileged (user namespaces). Fixed at creation: changing it replaces the container, and the plan warns first, naming the volumes destroyed. " +
-					"When left out it is not sent, PVE 9 creates an unprivileged container, and the value PVE reports is shown here.",
+					"When left out, a container created from a template is unprivileged on every PVE version: the provider sends `unprivileged = true` " +
+					"(PVE 9's default; PVE 8 would create a privileged container). A clone or restore keeps the value of its source, " +
+					"and an existing or imported container keeps the value PVE reports, so a container created privileged earlier is not replaced.",
 				Optional: true,
 				Computed: true,
 				PlanModifiers: []planmodifier.Bool{
 					boolplanmodifier.UseStateForUnknown(),
+					unprivilegedByDefault(),
 					boolplanmodifier.RequiresReplaceIfConfigured(),
 				},
 			},

@@ -180,7 +180,11 @@ func expectUpdate() resource.ConfigPlanChecks {
 
 func TestAccContainer_createWithVolumeAndNetworkAndImport(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	testContainerCreateAndImport(t, acctest.New(t))
+}
+
+// testContainerCreateAndImport is TestAccContainer_createWithVolumeAndNetworkAndImport on a given target; the PVE 8.4 smoke tests run it too.
+func testContainerCreateAndImport(t *testing.T, tg *acctest.Target) {
 	ct := newCTRef(tg)
 
 	tg.Run(t, resource.TestCase{

@@ -104,7 +104,11 @@ func (c *ctRef) inPool(poolID string, want bool) resource.TestCheckFunc {
 
 func TestAccContainer_inPlaceUpdates(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	testContainerInPlaceUpdates(t, acctest.New(t))
+}
+
+// testContainerInPlaceUpdates is TestAccContainer_inPlaceUpdates on a given target; the PVE 8.4 smoke tests run it too.
+func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 	ct := newCTRef(tg)
 	pool := acctest.Name("tfacc")
 	withPool := func(body string) string {

@@ -186,7 +186,11 @@ func checkVMDestroyed(v *vmRef) resource.TestCheckFunc {
 
 func TestAccVM_createTwoDisksTwoNICsAndImport(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	testVMCreateAndImport(t, acctest.New(t))
+}
+
+// testVMCreateAndImport is TestAccVM_createTwoDisksTwoNICsAndImport on a given target; the PVE 8.4 smoke tests run it too.
+func testVMCreateAndImport(t *testing.T, tg *acctest.Target) {
 	vm := newVMRef(tg)
 
 	tg.Run(t, resource.TestCase{
@@ -249,7 +253,11 @@ func TestAccVM_createTwoDisksTwoNICsAndImport(t *testing.T) {
 
 func TestAccVM_inPlaceUpdates(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	testVMInPlaceUpdates(t, acctest.New(t))
+}
+
+// testVMInPlaceUpdates is TestAccVM_inPlaceUpdates on a given target; the PVE 8.4 smoke tests run it too.
+func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 	vm := newVMRef(tg)
 	pool := acctest.Name("tfacc")
 	update := resource.ConfigPlanChecks{

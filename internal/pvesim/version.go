@@ -1,0 +1,111 @@
+package pvesim
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
+)
+
+// DefaultPVEVersion is the release the simulator serves when
+// Options.PVEVersion is empty: PVE 9.1, the newest release whose whole API
+// schema the simulator holds.
+const DefaultPVEVersion = "9.1"
+
+// pveProfile is one PVE release as the simulator serves it: what GET
+// /version reports, the API schema that checks requests, and the behaviours
+// that changed between releases. Each flag names the change in PVE's source.
+type pveProfile struct {
+	release string // "8.4", "9.1", "9.2"
+	version string // pve-manager package version
+	repoid  string // pve-manager commit the package was built from
+	api     *schema.API
+
+	// unprivilegedDefault: a container created without "unprivileged" is
+	// unprivileged. pve-container 103068a ("api: create: default to
+	// unprivileged containers", 6.0.6, PVE 9.0); PVE 8 creates it
+	// privileged, as the config schema's default still says.
+	unprivilegedDefault bool
+	// privilegedNeedsSysModify: creating or restoring a privileged
+	// container needs Sys.Modify on /. pve-container 4cc73b7
+	// ("create/restore: require Sys.Modify for privileged containers",
+	// 6.0.6, PVE 9.0).
+	privilegedNeedsSysModify bool
+	// guestAgentPrivileges: agent commands check VM.GuestAgent.* (or
+	// VM.PowerMgmt) instead of VM.Monitor. qemu-server b92a40ce ("api:
+	// agent: use more specific guest agent privileges", PVE 9.0).
+	guestAgentPrivileges bool
+	// poolNameStartsWithLetter: a new pool's name (each level) must start
+	// with a letter. pve-manager 7eadbed6 ("api: create pool: force first
+	// character to be a letter for new pools", 9.0.0~12).
+	poolNameStartsWithLetter bool
+	// efiMSCert is the ms-cert marker create_efidisk (qemu-server
+	// QemuServer/OVMF.pm) writes on a new EFI disk with pre-enrolled keys:
+	// "2023" up to qemu-server 9.1.3, "2023w" in 9.1.4, "2023k" since
+	// 3736160d ("ovmf: efi enroll: also enroll the MS 2023 KEK", 9.1.5;
+	// 1d54121c on the bookworm branch, 8.4.6).
+	efiMSCert string
+	// efiCertWarning: starting a VM whose EFI disk has pre-enrolled keys
+	// without ms-cert=2023k logs a task warning. qemu-server 53495177
+	// ("check efi vars: promote message about missing MS 2023 certs to
+	// warning", 9.1.10, the PVE 9.2 updates); before, and on 8.4, the
+	// message is a plain print that does not count as a warning.
+	efiCertWarning bool
+}
+
+// The profile's schema checks every request. The guest configs the
+// simulator stores are parsed with the 9.1 schema in every profile; the
+// only keys PVE 8.4 takes there that 9.1 does not are the disk geometry
+// options (cyls, heads, secs, trans), which PVE 9 dropped.
+
+// pveProfiles are the releases the simulator can serve. 8.4 is PVE 8.4 of
+// its schema dump (pve-docs 8.4.2, 2026-03-16): pve-manager 8.4.18,
+// qemu-server 8.4.6. 9.1 is pve-manager 9.1.4 with qemu-server 9.1.3 and
+// the 9.1 schema. 9.2 is pve-manager 9.2.11 with qemu-server 9.2; its
+// schema is the 9.1 one, the newest dump at hand.
+var pveProfiles = map[string]pveProfile{
+	"8.4": {
+		release: "8.4", version: "8.4.18", repoid: "40eb4ac16f053344",
+		efiMSCert: "2023k",
+	},
+	"9.1": {
+		release: "9.1", version: "9.1.4", repoid: "5ac30304265fbd8e",
+		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
+		poolNameStartsWithLetter: true, efiMSCert: "2023",
+	},
+	"9.2": {
+		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
+		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
+		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertWarning: true,
+	},
+}
+
+// schemaRelease maps a profile to the schema dump it checks requests with.
+var schemaRelease = map[string]string{"8.4": "8.4", "9.1": "9.1", "9.2": "9.1"}
+
+// PVEVersions lists the releases Options.PVEVersion accepts.
+func PVEVersions() []string {
+	out := make([]string, 0, len(pveProfiles))
+	for v := range pveProfiles {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func lookupProfile(version string) (pveProfile, error) {
+	if version == "" {
+		version = DefaultPVEVersion
+	}
+	p, ok := pveProfiles[version]
+	if !ok {
+		return pveProfile{}, fmt.Errorf("PVE version %q: want one of %s", version, strings.Join(PVEVersions(), ", "))
+	}
+	api, ok := schema.ForRelease(schemaRelease[version])
+	if !ok {
+		return pveProfile{}, fmt.Errorf("PVE version %s: no schema tables", version)
+	}
+	p.api = api
+	return p, nil
+}
