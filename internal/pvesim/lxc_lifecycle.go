@@ -104,6 +104,10 @@ func (s *Sim) templateLXC(c *call) (any, error) {
 	if err := g.CheckLock(); err != nil {
 		return nil, err
 	}
+	// pve-container src/PVE/API2/LXC.pm template.
+	if len(g.Snapshots) > 0 {
+		return nil, errorf("unable to create template, because CT contains snapshots")
+	}
 	if g.IsTemplate() {
 		return nil, errorf("you can't convert a template to a template")
 	}

@@ -96,6 +96,16 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 			}
 		}
 	}
+	// destroy_vm frees the RAM state volumes of the snapshots as well.
+	for _, name := range sortedKeys(g.Snapshots) {
+		state := g.Snapshots[name][snapVMState]
+		if state == "" || !ownsVolume(cl, g, state) || cl.Volume(g.Node, state) == nil {
+			continue
+		}
+		if err := freeVolume(cl, g.Node, state); err != nil {
+			t.Warn("Could not remove disk '%s', check manually: %s", state, asAPIError(err).Error())
+		}
+	}
 	dropGuest(cl, g, unreferenced, t)
 	return nil
 }
@@ -117,6 +127,10 @@ func (s *Sim) templateQemu(c *call) (any, error) {
 	check := func(g *Guest) error {
 		if err := g.CheckLock(); err != nil {
 			return err
+		}
+		// qemu-server src/PVE/API2/Qemu.pm template ($load_and_check).
+		if len(g.Snapshots) > 0 {
+			return errorf("unable to create template, because VM contains snapshots")
 		}
 		if g.IsTemplate() && disk == "" {
 			return errorf("you can't convert a template to a template")

@@ -119,6 +119,7 @@ func (s *Sim) registerRoutes() {
 	s.registerQemuAgentRoutes()
 	s.registerLXCRoutes()
 	s.registerBackupRoutes()
+	s.registerSnapshotRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE
