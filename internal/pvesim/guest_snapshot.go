@@ -659,6 +659,21 @@ func volumeInSnapshot(g *Guest, volid string) bool {
 	return false
 }
 
+// volumeUsedElsewhere is is_volume_in_use (qemu-server
+// src/PVE/QemuServer/Drive.pm) with skip: another drive of the config (not
+// a CD-ROM) or any snapshot's drive names the volume.
+func volumeUsedElsewhere(g *Guest, skip, volid string) bool {
+	for _, key := range guestDrives(g.Config) {
+		if key == skip {
+			continue
+		}
+		if d, ok := parseDrive(key, g.Config[key]); ok && !d.isCDROM() && d.file() == volid {
+			return true
+		}
+	}
+	return volumeInSnapshot(g, volid)
+}
+
 // snapshotIndex is snapshot_cmd_idx: the same two links for any name.
 func snapshotIndex(*call) (any, error) {
 	return []map[string]string{{"cmd": "rollback"}, {"cmd": "config"}}, nil

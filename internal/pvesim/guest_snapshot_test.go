@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -400,5 +401,24 @@ func addStorage(t *testing.T, e *env, st *Storage) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Moving a disk a snapshot names: with delete=1 refused before the fork,
+// without it copied with a warning, the source kept as unusedN
+// (qemu-server src/PVE/API2/Qemu.pm move_vm_disk, is_volume_in_use).
+func TestSnapshotMoveDisk(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:1")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1")))
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/move_disk", form("disk", "scsi0", "storage", "shared-nfs", "delete", "1")).
+		wantStatus(t, http.StatusInternalServerError, "you can't move a disk with snapshots and delete the source")
+	info := e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/move_disk", form("disk", "scsi0", "storage", "shared-nfs")))
+	if !strings.Contains(strings.Join(info.Log, "\n"), "moving disk with snapshots, snapshots will not be moved!") {
+		t.Errorf("log = %q", info.Log)
+	}
+	if cfg := e.vmConfig(t, "pve1", "100"); cfg["unused0"] != "local-lvm:vm-100-disk-0" {
+		t.Errorf("config = %v", cfg)
 	}
 }

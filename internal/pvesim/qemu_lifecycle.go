@@ -212,10 +212,8 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 	if running && !c.boolParam("online") {
 		return nil, errorf("can't migrate running VM without --online")
 	}
-	if _, ok := c.param("targetstorage"); ok {
-		return nil, errorf("storage mapping ('targetstorage') is not supported by the simulator")
-	}
-	if err := checkStorageAvailability(cl, g, target); err != nil {
+	smap, err := checkMigrateStorages(c, g, target)
+	if err != nil {
 		return nil, err
 	}
 	withLocal := c.boolParam("with-local-disks")
@@ -228,7 +226,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			return errorf("migration aborted")
 		}
 		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
-		local, problems := scanLocalVolumes(cl, g, running, withLocal, target)
+		local, problems := scanLocalVolumes(cl, g, running, withLocal, target, smap)
 		if len(problems) > 0 {
 			for _, p := range problems {
 				t.Log("WARN: %s", p)
@@ -238,12 +236,28 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			t.Log("ERROR: migration aborted (duration 00:00:00): Problem found while scanning volumes - can't migrate VM - check log")
 			return errorf("migration aborted")
 		}
-		if err := checkTargetSpace(cl, node, local, target); err != nil {
+		if err := checkMappedTargetSpace(cl, g, local, smap, target); err != nil {
 			cl.UnlockGuest(vmid, "migrate")
 			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			return errorf("migration aborted")
 		}
-		moveVolumes(cl, g, local, target, t)
+		renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
+		for _, volid := range local {
+			targetSID := targetStorageFor(cl, smap, volid)
+			nv, err := migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
+			if err != nil {
+				// sync_offline_local_volumes
+				cl.UnlockGuest(vmid, "migrate")
+				t.Log("ERROR: migration aborted (duration 00:00:00): storage migration for '%s' to storage '%s' failed - %s",
+					volid, targetSID, strings.TrimSuffix(asAPIError(err).message, "\n"))
+				return errorf("migration aborted")
+			}
+			t.Log("volume '%s' is '%s' on the target", volid, nv)
+			if nv != volid {
+				renamed[volid] = nv
+			}
+		}
+		rewriteVolumeRefs(g, renamed)
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
 		t.Log("migration finished successfully (duration 00:00:01)")
@@ -280,7 +294,7 @@ func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
 
 // scanLocalVolumes is scan_local_volumes: the volumes on node-local storage
 // that move with the guest, and the reasons a volume cannot move.
-func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string) ([]string, []string) {
+func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string, smap *storageMap) ([]string, []string) {
 	attached := map[string]bool{}
 	cdrom := map[string]bool{}
 	seen := map[string]bool{}
@@ -309,6 +323,24 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			}
 		}
 	}
+	// foreach_volid walks the snapshots too, their RAM state included.
+	snapRef, vmstate := map[string]bool{}, map[string]bool{}
+	for _, name := range sortedKeys(g.Snapshots) {
+		snap := g.Snapshots[name]
+		for _, key := range volumeKeys(snap) {
+			if key == "vmstate" {
+				note(key, snap[key], false)
+				vmstate[snap[key]] = true
+				continue
+			}
+			if d, ok := parseDrive(key, snap[key]); ok {
+				note("snapshot", d.file(), d.isCDROM())
+				if !d.isCDROM() {
+					snapRef[d.file()] = true
+				}
+			}
+		}
+	}
 	var local, problems []string
 	fail := func(volid, msg string) { problems = append(problems, "can't migrate local disk '"+volid+"': "+msg) }
 	for _, volid := range order {
@@ -327,6 +359,10 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			fail(volid, asAPIError(err).Error())
 			continue
 		}
+		if err := targetStorageAvailable(cl, targetStorageFor(cl, smap, volid), target, volid); err != nil {
+			fail(volid, asAPIError(err).Error())
+			continue
+		}
 		if st.Shared {
 			continue
 		}
@@ -339,9 +375,17 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			continue
 		}
 		v := cl.Volume(g.Node, volid)
+		format := info.format
+		if v != nil {
+			format = v.Format
+		}
 		switch {
 		case info.owner != g.VMID:
 			fail(volid, "owned by other VM (owner = VM "+itoa(info.owner)+")")
+		case vmstate[volid]:
+			local = append(local, volid)
+		case snapRef[volid] && snapshotMigratable(st, format, running) != "":
+			fail(volid, snapshotMigratable(st, format, running))
 		case v != nil && linkedCloneOf(cl, v) != "":
 			fail(volid, "referenced by linked clone(s)")
 		case attached[volid] && running && !withLocal:
