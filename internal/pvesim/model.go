@@ -24,6 +24,8 @@ type Cluster struct {
 	Storages []*Storage
 	Guests   map[int]*Guest
 	Pools    map[string]*Pool
+	// Groups are the user groups of user.cfg (h_access_read.go).
+	Groups map[string]*Group
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

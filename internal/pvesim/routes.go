@@ -120,6 +120,10 @@ func (s *Sim) registerRoutes() {
 	s.registerLXCRoutes()
 	s.registerBackupRoutes()
 	s.registerSnapshotRoutes()
+	s.registerGuestExtraRoutes()
+	s.registerNodeNetworkRoutes()
+	s.registerAplinfoRoutes()
+	s.registerAccessReadRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE
