@@ -86,6 +86,43 @@ func volumeHasSnapshot(cl *Cluster, volid string) bool {
 	return false
 }
 
+// volumeCopyFromSnapshot is volume_has_feature('copy') of a snapshot (the
+// 'snap' key of the plugins' tables): Plugin.pm and LVMPlugin.pm qcow2,
+// BTRFSPlugin.pm qcow2, raw, subvol; LvmThinPlugin.pm and RBDPlugin.pm
+// yes; ZFSPoolPlugin.pm no.
+func volumeCopyFromSnapshot(cl *Cluster, volid string) bool {
+	st, info, err := parseVolume(cl, volid)
+	if err != nil {
+		return false
+	}
+	switch st.Type {
+	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "lvm":
+		return info.format == "qcow2"
+	case "btrfs":
+		return info.format == "qcow2" || info.format == "raw" || info.format == "subvol"
+	case "lvmthin", "rbd":
+		return true
+	}
+	return false
+}
+
+// volumeCloneFromSnapshot is volume_has_feature('clone') of a snapshot:
+// LvmThinPlugin.pm and RBDPlugin.pm yes, BTRFSPlugin.pm raw, every other
+// plugin no (clone needs a base volume there).
+func volumeCloneFromSnapshot(cl *Cluster, volid string) bool {
+	st, info, err := parseVolume(cl, volid)
+	if err != nil {
+		return false
+	}
+	switch st.Type {
+	case "lvmthin", "rbd":
+		return true
+	case "btrfs":
+		return info.format == "raw"
+	}
+	return false
+}
+
 // volumeSnapshot is PVE::Storage::volume_snapshot: the volume gains a
 // snapshot of its current state.
 func volumeSnapshot(cl *Cluster, node, volid, name string) {

@@ -422,3 +422,37 @@ func TestSnapshotMoveDisk(t *testing.T) {
 		t.Errorf("config = %v", cfg)
 	}
 }
+
+// Clone from a snapshot (qemu-server Qemu.pm clone_vm, pve-container
+// LXC.pm clone_vm): the snapshot's config is copied without the snapshot
+// keys; the storage must offer copy from a snapshot (pve-storage
+// ZFSPoolPlugin.pm has no 'copy' of 'snap').
+func TestCloneFromSnapshot(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:1", "memory", "1024")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1")))
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("memory", "2048")).wantOK(t)
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/clone", form("newid", "101", "snapname", "nope")).
+		wantStatus(t, http.StatusInternalServerError, "snapshot 'nope' does not exist")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/clone", form("newid", "101", "snapname", "s1")))
+	cfg := e.vmConfig(t, "pve1", "101")
+	if cfg["memory"] != "1024" || cfg["parent"] != "" || cfg["snaptime"] != "" || cfg["scsi0"] == "" {
+		t.Errorf("clone config = %v", cfg)
+	}
+
+	addStorage(t, e, &Storage{ID: "tank", Type: "zfspool", Content: []string{"images", "rootdir"},
+		Capacity: 100 * gib, Config: map[string]string{"pool": "tank"}})
+	e.createVM(t, "102", "scsi0", "tank:1")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/102/snapshot", form("snapname", "s1")))
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu/102/clone", form("newid", "103", "snapname", "s1")).
+		wantStatus(t, http.StatusInternalServerError, "Full clone feature is not supported for a snapshot of 'tank:vm-102-disk-0' (scsi0)")
+
+	e.createCT(t, "200", "rootfs", "local-lvm:1", "memory", "512")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/snapshot", form("snapname", "s1")))
+	e.setCT(t, "200", []string{"memory", "1024"}).wantNull(t)
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/clone", form("newid", "201", "snapname", "s1")))
+	if cfg := e.ctConfig(t, "pve1", "201"); cfg["memory"] != "512" || cfg["parent"] != "" {
+		t.Errorf("container clone config = %v", cfg)
+	}
+}
