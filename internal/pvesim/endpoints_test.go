@@ -204,7 +204,7 @@ func TestQueryURLMetadata(t *testing.T) {
 		t.Errorf("metadata = %v", meta)
 	}
 	meta = nil
-	query(srv.URL + "/dl").decode(t, &meta)
+	query(srv.URL+"/dl").decode(t, &meta)
 	if meta["filename"] != "named.iso" || meta["mimetype"] != "application/x-iso9660-image" {
 		t.Errorf("metadata = %v", meta)
 	}
