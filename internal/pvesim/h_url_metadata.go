@@ -42,10 +42,13 @@ func queryURLMetadata(c *call) (any, error) {
 			return
 		}
 		req.Header.Set("User-Agent", "Proxmox VE")
-		resp, reqErr = loopbackClient(verify).Do(req)
-		if resp != nil {
-			_ = resp.Body.Close()
+		r, err := loopbackClient(verify).Do(req)
+		if err != nil {
+			reqErr = err
+			return
 		}
+		_ = r.Body.Close()
+		resp = r
 	})
 	if reqErr != nil {
 		return nil, errorf("invalid server response: '%s'", lwpFailure(rawURL, reqErr))
