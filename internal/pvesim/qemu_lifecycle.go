@@ -399,61 +399,6 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 	return local, problems
 }
 
-// checkTargetSpace refuses a migration whose local volumes do not fit on
-// the target node's instances of their storages, before anything is
-// copied: storage_migrate would fail part-way. Stricter than PVE, whose
-// thin storages over-commit, like every allocation in the simulator.
-func checkTargetSpace(cl *Cluster, source string, volids []string, target string) error {
-	need := map[string]int64{}
-	for _, volid := range volids {
-		if v := cl.Volume(source, volid); v != nil {
-			need[v.Storage] += v.Size
-		}
-	}
-	ids := make([]string, 0, len(need))
-	for id := range need {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		st := cl.Storage(id)
-		if free := st.Capacity - cl.used(st, target); need[id] > free {
-			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
-				id, target, need[id], free)
-		}
-	}
-	return nil
-}
-
-// moveVolumes is storage_migrate for each local volume: the volume moves
-// to the target node's instance of its storage, under the same volid
-// unless that name is taken there.
-func moveVolumes(cl *Cluster, g *Guest, volids []string, target string, t *Task) {
-	renamed := map[string]string{}
-	for _, volid := range volids {
-		v := cl.Volume(g.Node, volid)
-		if v == nil {
-			continue
-		}
-		moved := *v
-		// storage_migrate copies the data: on the target it is a full volume.
-		moved.Node, moved.Base = target, ""
-		if cl.Volume(target, volid) != nil {
-			st := cl.Storage(v.Storage)
-			name := nextDiskName(cl, st, target, g.VMID, v.Format)
-			if st.fileStorage() {
-				name = itoa(g.VMID) + "/" + name
-			}
-			moved.VolID = st.ID + ":" + name
-			renamed[volid] = moved.VolID
-		}
-		cl.RemoveVolume(g.Node, volid)
-		_ = cl.AddVolume(&moved)
-		t.Log("volume '%s' is '%s' on the target", volid, moved.VolID)
-	}
-	rewriteVolumeRefs(g, renamed)
-}
-
 // migratePrecondition is migrate_vm_precondition: where the VM may go and
 // which of its disks are local.
 func migratePrecondition(c *call) (any, error) {

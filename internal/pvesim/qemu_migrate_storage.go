@@ -60,13 +60,25 @@ func (m *storageMap) mapID(source string) string {
 // $check_storage_access_migrate (enabled on the target node,
 // Datastore.AllocateSpace, the images content).
 func checkMigrateStorages(c *call, g *Guest, target string) (*storageMap, error) {
-	cl := c.cluster
 	m := parseStorageMap(c.str("targetstorage"))
 	if m == nil || m.identity {
-		return m, checkStorageAvailability(cl, g, target)
+		return m, checkStorageAvailability(c.cluster, g, target)
 	}
-	if err := c.check("/vms/"+itoa(g.VMID), false, "VM.Config.Disk"); err != nil {
-		return nil, err
+	return m, checkStorageMapTargets(c, m, g.VMID, target, "images", "storage '%s' does not support vm images")
+}
+
+// checkStorageMapTargets is the storage-map half of migrate_vm in
+// qemu-server (content images) and pve-container (content rootdir,
+// $check_storage_access_migrate's own text): VM.Config.Disk unless the map
+// is the identity, then each target storage enabled on the target node,
+// Datastore.AllocateSpace on it, and the content.
+func checkStorageMapTargets(c *call, m *storageMap, vmid int, target, content, refusal string) error {
+	if m == nil || m.identity {
+		return nil
+	}
+	cl := c.cluster
+	if err := c.check("/vms/"+itoa(vmid), false, "VM.Config.Disk"); err != nil {
+		return err
 	}
 	targets := make([]string, 0, len(m.entries)+1)
 	for _, t := range m.entries {
@@ -79,16 +91,16 @@ func checkMigrateStorages(c *call, g *Guest, target string) (*storageMap, error)
 	for _, sid := range targets {
 		st, err := usableStorage(cl, sid, target)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if err := c.check("/storage/"+sid, false, "Datastore.AllocateSpace"); err != nil {
-			return nil, err
+			return err
 		}
-		if !st.hasContent("images") {
-			return nil, errorf("storage '%s' does not support vm images", sid)
+		if !st.hasContent(content) {
+			return errorf(refusal, sid)
 		}
 	}
-	return m, nil
+	return nil
 }
 
 // targetStorageFor is the target storage of a local volume: the map
@@ -249,7 +261,13 @@ func migrateMappedVolume(cl *Cluster, g *Guest, volid, targetSID, target string,
 	return newVolid, nil
 }
 
-// checkMappedTargetSpace is checkTargetSpace by target storage.
+// checkMappedTargetSpace refuses a migration whose local volumes do not fit
+// on the target node's instances of their target storages, before anything
+// is copied.
+// inferred: storage_migrate would fail part-way on a full file storage
+// (the copy command's error), while thin storages over-commit; the
+// simulator refuses up front with its own text, as every allocation in
+// the simulator does.
 func checkMappedTargetSpace(cl *Cluster, g *Guest, volids []string, m *storageMap, target string) error {
 	need := map[string]int64{}
 	for _, volid := range volids {
@@ -313,4 +331,48 @@ func snapshotDriveVolumes(g *Guest) map[string]bool {
 		}
 	}
 	return out
+}
+
+// ctSnapshotVolumeProblems is pve-container src/PVE/LXC/Migrate.pm
+// phase1's rule for the local volumes of the snapshots: only zfspool and
+// btrfs carry snapshots along ("non-migratable snapshot exists").
+func ctSnapshotVolumeProblems(cl *Cluster, g *Guest, m *storageMap) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, name := range sortedKeys(g.Snapshots) {
+		for _, v := range snapshotVolumes(LXC, g.Snapshots[name]) {
+			if seen[v.volid] || strings.HasPrefix(v.volid, "/") {
+				continue
+			}
+			seen[v.volid] = true
+			st, _, err := parseVolume(cl, v.volid)
+			if err != nil || st.Shared || st.Type == "zfspool" || st.Type == "btrfs" {
+				continue
+			}
+			out = append(out, "can't migrate local volume '"+v.volid+"': non-migratable snapshot exists")
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// migrateCTVolumes is LXC/Migrate.pm phase1's storage_migrate of each
+// local volume to its mapped storage; the config and the snapshots follow
+// the new volume ids.
+func migrateCTVolumes(cl *Cluster, g *Guest, local []string, m *storageMap, target string, t *Task) error {
+	renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
+	for _, volid := range local {
+		targetSID := targetStorageFor(cl, m, volid)
+		nv, err := migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
+		if err != nil {
+			return errorf("storage migration for '%s' to storage '%s' failed - %s",
+				volid, targetSID, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		t.Log("volume '%s' is '%s' on the target", volid, nv)
+		if nv != volid {
+			renamed[volid] = nv
+		}
+	}
+	rewriteVolumeRefs(g, renamed)
+	return nil
 }

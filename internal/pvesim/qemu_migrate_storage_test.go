@@ -102,3 +102,31 @@ func TestMigrateWithSnapshots(t *testing.T) {
 		t.Errorf("snapshot = %v", snap)
 	}
 }
+
+// Container migration with target-storage (pve-container
+// src/PVE/API2/LXC.pm migrate_vm, LXC/Migrate.pm prepare/phase1): the
+// rootfs lands on the mapped storage, a storage without rootdir content is
+// refused before the fork, and a local volume a snapshot names cannot move
+// off LVM-thin.
+func TestMigrateCTTargetStorage(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	addStorage(t, e, &Storage{ID: "fast", Type: "lvmthin", Content: []string{"images", "rootdir"}, Capacity: 100 * gib,
+		Config: map[string]string{"vgname": "fast", "thinpool": "data"}})
+	e.createCT(t, "200", "rootfs", "local-lvm:1")
+	migrate := func(kv ...string) *answer {
+		return e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/migrate", form(kv...))
+	}
+	migrate("target", "pve2", "target-storage", "shared-nfs").
+		wantStatus(t, http.StatusInternalServerError, "storage 'shared-nfs' does not support CT rootdirs")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/snapshot", form("snapname", "s1")))
+	info := e.taskFails(t, migrate("target", "pve2", "target-storage", "fast"), "migration aborted")
+	if !strings.Contains(strings.Join(info.Log, "\n"), "can't migrate local volume 'local-lvm:vm-200-disk-0': non-migratable snapshot exists") {
+		t.Errorf("log = %q", info.Log)
+	}
+	e.taskOK(t, e.call(t, http.MethodDelete, "/nodes/pve1/lxc/200/snapshot/s1", nil))
+	e.taskOK(t, migrate("target", "pve2", "target-storage", "local-lvm:fast"))
+	if cfg := e.ctConfig(t, "pve2", "200"); !strings.HasPrefix(cfg["rootfs"], "fast:vm-200-disk-0,") {
+		t.Errorf("config = %v", cfg)
+	}
+}
