@@ -6,68 +6,111 @@ import "strings"
 // src/PVE/Storage.pm and its plugins' snapshot features, and the
 // volume-in-use test of qemu-server.
 
-// volumeHasSnapshot is pve-storage src/PVE/Storage.pm volume_has_feature
-// for 'snapshot' of the current state: each plugin's volume_has_feature
-// table (Plugin.pm: qcow2 only; BTRFSPlugin.pm: qcow2, raw, subvol;
-// LVMPlugin.pm: qcow2 only; LvmThinPlugin.pm, ZFSPoolPlugin.pm,
-// RBDPlugin.pm: any volume not a base volume). A host path or device has
-// no features.
-func volumeHasSnapshot(cl *Cluster, volid string) bool {
+// storageFeatures is each plugin's volume_has_feature table in pve-storage
+// src/PVE/Storage/: by feature, then by the volume's state ("current", a
+// "base" volume, or a "snap"shot), the formats that have it; "*" stands
+// for any format (the plugins whose table holds a plain 1).
+var storageFeatures = map[string]map[string]map[string][]string{
+	// Plugin.pm, for every storage with a path.
+	"file": {
+		"snapshot": {"current": {"qcow2"}, "snap": {"qcow2"}},
+		"clone":    {"base": {"qcow2", "raw", "vmdk"}},
+		"copy":     {"base": {"qcow2", "raw", "vmdk"}, "current": {"qcow2", "raw", "vmdk"}, "snap": {"qcow2"}},
+	},
+	// LVMPlugin.pm
+	"lvm": {
+		"snapshot": {"current": {"qcow2"}, "snap": {"qcow2"}},
+		"copy":     {"base": {"qcow2", "raw"}, "current": {"qcow2", "raw"}, "snap": {"qcow2"}},
+	},
+	// LvmThinPlugin.pm
+	"lvmthin": {
+		"snapshot": {"current": {"*"}},
+		"clone":    {"base": {"*"}, "snap": {"*"}},
+		"copy":     {"base": {"*"}, "current": {"*"}, "snap": {"*"}},
+	},
+	// ZFSPoolPlugin.pm
+	"zfspool": {
+		"snapshot": {"current": {"*"}, "snap": {"*"}},
+		"clone":    {"base": {"*"}},
+		"copy":     {"base": {"*"}, "current": {"*"}},
+	},
+	// RBDPlugin.pm
+	"rbd": {
+		"snapshot": {"current": {"*"}, "snap": {"*"}},
+		"clone":    {"base": {"*"}, "snap": {"*"}},
+		"copy":     {"base": {"*"}, "current": {"*"}, "snap": {"*"}},
+	},
+	// BTRFSPlugin.pm
+	"btrfs": {
+		"snapshot": {"current": {"qcow2", "raw", "subvol"}, "snap": {"qcow2", "raw", "subvol"}},
+		"clone":    {"base": {"qcow2", "raw", "subvol", "vmdk"}, "current": {"raw"}, "snap": {"raw"}},
+		"copy": {
+			"base": {"qcow2", "raw", "subvol", "vmdk"}, "current": {"qcow2", "raw", "subvol", "vmdk"},
+			"snap": {"qcow2", "raw", "subvol"},
+		},
+	},
+}
+
+// volumeHasFeature is PVE::Storage::volume_has_feature: a host path or
+// device has no features; otherwise the plugin's table decides, for the
+// snapshot when snap is set. ctTargets is pve-container's
+// valid_target_formats (raw, subvol): Plugin.pm has no clone then, as its
+// clones are qcow2.
+func volumeHasFeature(cl *Cluster, feature, volid string, snap, ctTargets bool) bool {
 	if strings.HasPrefix(volid, "/") {
 		return false
 	}
 	st, info, err := parseVolume(cl, volid)
-	if err != nil || info.isBase {
+	if err != nil {
 		return false
 	}
-	switch st.Type {
-	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "lvm":
-		return info.format == "qcow2"
-	case "btrfs":
-		return info.format == "qcow2" || info.format == "raw" || info.format == "subvol"
-	case "lvmthin", "zfspool", "rbd":
-		return true
+	plugin := st.Type
+	switch {
+	case st.Type == "btrfs":
+	case st.fileStorage():
+		plugin = "file"
+		if feature == "clone" && ctTargets {
+			return false
+		}
 	}
-	// inferred: a storage type the simulator does not model (iscsi, ...)
-	// offers no snapshots, as pve-storage's ISCSIPlugin.pm does not.
+	table, known := storageFeatures[plugin]
+	if !known {
+		// inferred: a storage type the simulator does not model (iscsi,
+		// ...) has no features, as ISCSIPlugin.pm has almost none.
+		return false
+	}
+	key := "current"
+	switch {
+	case snap:
+		key = "snap"
+	case info.isBase:
+		key = "base"
+	}
+	format := info.format
+	if !st.fileStorage() && format == "" {
+		format = "raw"
+	}
+	for _, f := range table[feature][key] {
+		if f == "*" || f == format {
+			return true
+		}
+	}
 	return false
 }
 
-// volumeCopyFromSnapshot is volume_has_feature('copy') of a snapshot (the
-// 'snap' key of the plugins' tables): Plugin.pm and LVMPlugin.pm qcow2,
-// BTRFSPlugin.pm qcow2, raw, subvol; LvmThinPlugin.pm and RBDPlugin.pm
-// yes; ZFSPoolPlugin.pm no.
+// volumeHasSnapshot is volume_has_feature('snapshot') of the current state.
+func volumeHasSnapshot(cl *Cluster, volid string) bool {
+	return volumeHasFeature(cl, "snapshot", volid, false, false)
+}
+
+// volumeCopyFromSnapshot is volume_has_feature('copy') of a snapshot.
 func volumeCopyFromSnapshot(cl *Cluster, volid string) bool {
-	st, info, err := parseVolume(cl, volid)
-	if err != nil {
-		return false
-	}
-	switch st.Type {
-	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "lvm":
-		return info.format == "qcow2"
-	case "btrfs":
-		return info.format == "qcow2" || info.format == "raw" || info.format == "subvol"
-	case "lvmthin", "rbd":
-		return true
-	}
-	return false
+	return volumeHasFeature(cl, "copy", volid, true, false)
 }
 
-// volumeCloneFromSnapshot is volume_has_feature('clone') of a snapshot:
-// LvmThinPlugin.pm and RBDPlugin.pm yes, BTRFSPlugin.pm raw, every other
-// plugin no (clone needs a base volume there).
+// volumeCloneFromSnapshot is volume_has_feature('clone') of a snapshot.
 func volumeCloneFromSnapshot(cl *Cluster, volid string) bool {
-	st, info, err := parseVolume(cl, volid)
-	if err != nil {
-		return false
-	}
-	switch st.Type {
-	case "lvmthin", "rbd":
-		return true
-	case "btrfs":
-		return info.format == "raw"
-	}
-	return false
+	return volumeHasFeature(cl, "clone", volid, true, false)
 }
 
 // volumeSnapshot is PVE::Storage::volume_snapshot: the volume gains a

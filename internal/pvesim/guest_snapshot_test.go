@@ -456,3 +456,70 @@ func TestCloneFromSnapshot(t *testing.T) {
 		t.Errorf("container clone config = %v", cfg)
 	}
 }
+
+// GET .../feature (qemu-server Qemu.pm vm_feature, pve-container LXC.pm
+// vm_feature; pve-storage volume_has_feature tables, QemuServer.pm
+// shared_nodes): LVM-thin can snapshot, raw on a directory cannot; a VM
+// on local storage has only its node; a container answers hasFeature only.
+func TestGuestFeature(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:1", "ide2", "local:iso/debian-13-netinst.iso,media=cdrom")
+	e.createVM(t, "101", "scsi0", "shared-nfs:1,format=raw")
+	feature := func(kind, vmid string, kv ...string) map[string]any {
+		t.Helper()
+		var out map[string]any
+		e.call(t, http.MethodGet, "/nodes/pve1/"+kind+"/"+vmid+"/feature", form(kv...)).decode(t, &out)
+		return out
+	}
+	if f := feature("qemu", "100", "feature", "snapshot"); jsonText(f) != `{"hasFeature":1,"nodes":["pve1"]}` {
+		t.Errorf("100 snapshot = %s", jsonText(f))
+	}
+	if f := feature("qemu", "101", "feature", "snapshot"); jsonText(f) != `{"hasFeature":0,"nodes":["pve1","pve2","pve3"]}` {
+		t.Errorf("101 snapshot = %s", jsonText(f))
+	}
+	if f := feature("qemu", "101", "feature", "copy"); f["hasFeature"] != float64(1) {
+		t.Errorf("101 copy = %v", f)
+	}
+	e.call(t, http.MethodGet, "/nodes/pve1/qemu/100/feature", form("feature", "snapshot", "snapname", "nope")).
+		wantStatus(t, http.StatusInternalServerError, "snapshot 'nope' does not exist")
+	e.createCT(t, "200", "rootfs", "local-lvm:1")
+	if f := feature("lxc", "200", "feature", "snapshot"); jsonText(f) != `{"hasFeature":1}` {
+		t.Errorf("200 snapshot = %s", jsonText(f))
+	}
+}
+
+// A container volume a snapshot names cannot move with delete=1
+// (pve-container src/PVE/API2/LXC.pm move_volume,
+// is_volume_in_use_by_snapshots).
+func TestSnapshotMoveCTVolume(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	addStorage(t, e, &Storage{ID: "fast", Type: "lvmthin", Content: []string{"rootdir"}, Capacity: 100 * gib,
+		Config: map[string]string{"vgname": "fast", "thinpool": "data"}})
+	e.createCT(t, "200", "rootfs", "local-lvm:1")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/snapshot", form("snapname", "s1")))
+	e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/move_volume", form("volume", "rootfs", "storage", "fast", "delete", "1")).
+		wantStatus(t, http.StatusInternalServerError, "you can't move a volume with snapshots and delete the source")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/move_volume", form("volume", "rootfs", "storage", "fast")))
+}
+
+// Deleting a container's unusedN whose volume a snapshot names drops the
+// entry and keeps the volume (pve-container LXC/Config.pm
+// vmconfig_apply_pending: delete_mountpoint_volume unless
+// is_volume_in_use with snapshots).
+func TestSnapshotKeepsCTUnusedVolume(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.createCT(t, "200", "rootfs", "local-lvm:1", "mp0", "local-lvm:1,mp=/data")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/snapshot", form("snapname", "s1")))
+	e.setCT(t, "200", []string{"delete", "mp0"}).wantNull(t)
+	if cfg := e.ctConfig(t, "pve1", "200"); cfg["unused0"] != "local-lvm:vm-200-disk-1" {
+		t.Fatalf("config = %v", cfg)
+	}
+	e.setCT(t, "200", []string{"delete", "unused0"}).wantNull(t)
+	if cfg := e.ctConfig(t, "pve1", "200"); cfg["unused0"] != "" {
+		t.Errorf("config = %v", cfg)
+	}
+	wantVolids(t, e.sim, 200, "local-lvm:vm-200-disk-0", "local-lvm:vm-200-disk-1")
+}

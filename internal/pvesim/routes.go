@@ -120,6 +120,7 @@ func (s *Sim) registerRoutes() {
 	s.registerLXCRoutes()
 	s.registerBackupRoutes()
 	s.registerSnapshotRoutes()
+	s.registerFeatureRoutes()
 	s.registerGuestExtraRoutes()
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
