@@ -523,3 +523,23 @@ func TestSnapshotKeepsCTUnusedVolume(t *testing.T) {
 	}
 	wantVolids(t, e.sim, 200, "local-lvm:vm-200-disk-0", "local-lvm:vm-200-disk-1")
 }
+
+// A restore over a VM with snapshots leaves none, and frees their RAM
+// state (qemu-server QemuServer.pm $restore_cleanup_oldconf: "after the
+// restore we have no snapshots anymore").
+func TestRestoreDropsSnapshots(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "204", "scsi0", "local-lvm:1", "start", "1")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/204/snapshot", form("snapname", "s1", "vmstate", "1")))
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/204/status/stop", nil))
+	e.taskOK(t, e.postRestoreVM(t, "204", SeedQemuBackup, "force", "1"))
+	if items := e.snapshotItems(t, "qemu", "204"); len(items) != 1 {
+		t.Errorf("snapshots after restore = %v", items)
+	}
+	for _, v := range volids(e.sim, 204) {
+		if strings.Contains(v, "state-s1") {
+			t.Errorf("state volume %s left", v)
+		}
+	}
+}
