@@ -276,6 +276,28 @@ func TestAccessUsersAndGroups(t *testing.T) {
 	if len(users) != 1 || users[0]["userid"] != "alice@pve" {
 		t.Errorf("alice sees %v", users)
 	}
+	// read_user and read_group (User.pm, Group.pm; RPCEnvironment.pm
+	// 'userid-group').
+	e.sim.ClearPrivileges(testTokenUser)
+	var user map[string]any
+	e.call(t, http.MethodGet, "/access/users/root@pam", nil).decode(t, &user)
+	if jsonText(user) != `{"enable":1,"expire":0,"groups":["admins"],"tokens":{"test":{"expire":0,"privsep":0}}}` {
+		t.Errorf("root = %s", jsonText(user))
+	}
+	e.call(t, http.MethodGet, "/access/users/nobody@pve", nil).
+		wantStatus(t, http.StatusInternalServerError, "no such user ('nobody@pve')")
+	var group map[string]any
+	e.call(t, http.MethodGet, "/access/groups/admins", nil).decode(t, &group)
+	if jsonText(group) != `{"comment":"Admins","members":["alice@pve","root@pam"]}` {
+		t.Errorf("group = %s", jsonText(group))
+	}
+	e.call(t, http.MethodGet, "/access/groups/nope", nil).
+		wantStatus(t, http.StatusInternalServerError, "group 'nope' does not exist")
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit")
+	e.call(t, http.MethodGet, "/access/users/bob@pve", nil).wantStatus(t, http.StatusForbidden, "Permission check failed")
+	e.call(t, http.MethodGet, "/access/groups/admins", nil).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/access/groups, Sys.Audit|Group.Allocate)")
+
 	// /access/domains needs no credentials (Domains.pm index, user =>
 	// 'world').
 	var domains []map[string]any

@@ -25,6 +25,11 @@ type Group struct {
 func (s *Sim) registerAccessReadRoutes() {
 	s.handle(http.MethodGet, "/access/users", route{handle: s.listUsers})
 	s.handle(http.MethodGet, "/access/groups", route{handle: listGroups})
+	s.handle(http.MethodGet, "/access/users/{userid}", route{handle: s.readUser})
+	s.handle(http.MethodGet, "/access/groups/{groupid}", route{
+		perm:   permission{path: "/access/groups", any: true, privs: []string{"Sys.Audit", "Group.Allocate"}},
+		handle: readGroup,
+	})
 }
 
 // simUser is one user.cfg user entry.
@@ -133,6 +138,66 @@ func listGroups(c *call) (any, error) {
 			entry["comment"] = g.Comment
 		}
 		out = append(out, entry)
+	}
+	return out, nil
+}
+
+// readUser is User.pm read_user. Its check is RPCEnvironment.pm's
+// 'userid-group' with User.Modify or Sys.Audit: the user must exist
+// ("no such user"), then the caller needs one of them on /access/groups
+// or on a group the user is in (else a bare permission error); root@pam
+// skips the check. The answer is $extract_user_data with full: groups as a
+// sorted array, tokens as a hash by name (null without tokens).
+func (s *Sim) readUser(c *call) (any, error) {
+	id := c.str("userid")
+	users := s.users(c.cluster)
+	u := users[id]
+	if c.user.String() != "root@pam" {
+		if u == nil {
+			return nil, errorf("no such user ('%s')", id)
+		}
+		privs := []string{"User.Modify", "Sys.Audit"}
+		if !c.can("/access/groups", true, privs...) {
+			allowed := false
+			for _, gid := range u.groups {
+				if c.can("/access/groups/"+gid, true, privs...) {
+					allowed = true
+				}
+			}
+			if !allowed {
+				return nil, permError("")
+			}
+		}
+	}
+	if u == nil {
+		return nil, errorf("no such user ('%s')", id)
+	}
+	out := map[string]any{"enable": 1, "expire": 0, "groups": append([]string{}, u.groups...)}
+	if len(u.tokens) == 0 {
+		out["tokens"] = nil
+	} else {
+		tokens := map[string]any{}
+		for _, name := range u.tokens {
+			tokens[name] = map[string]any{"privsep": 0, "expire": 0}
+		}
+		out["tokens"] = tokens
+	}
+	return out, nil
+}
+
+// readGroup is Group.pm read_group: the members (keys of a Perl hash, no
+// order; sorted here) and the comment.
+func readGroup(c *call) (any, error) {
+	gid := c.str("groupid")
+	g := c.cluster.Groups[gid]
+	if g == nil {
+		return nil, errorf("group '%s' does not exist", gid)
+	}
+	members := append([]string{}, g.Users...)
+	sort.Strings(members)
+	out := map[string]any{"members": members}
+	if g.Comment != "" {
+		out["comment"] = g.Comment
 	}
 	return out, nil
 }
