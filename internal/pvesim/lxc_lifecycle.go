@@ -172,7 +172,10 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 	if g.Status == "running" && !online && !restart {
 		return nil, errorf("can't migrate running container without --online or --restart")
 	}
-	smap := parseStorageMap(c.str("target-storage"))
+	smap, err := parseStorageMap("target-storage", c.str("target-storage"))
+	if err != nil {
+		return nil, err
+	}
 	if err := checkStorageMapTargets(c, smap, g.VMID, target, "rootdir", "storage '%s' does not support CT rootdirs"); err != nil {
 		return nil, err
 	}

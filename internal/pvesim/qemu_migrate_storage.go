@@ -19,24 +19,39 @@ type storageMap struct {
 	entries  map[string]string
 }
 
-// parseStorageMap reads a targetstorage value the schema has already
-// verified (verify_storagepair_list runs parse_idmap), so it cannot fail.
-func parseStorageMap(value string) *storageMap {
+// parseStorageMap is parse_idmap over the whole value (the schema checked
+// each entry alone, verify_storagepair): a source mapped twice, a second
+// default, or the identity beside other entries fail it; migrate_vm
+// answers "failed to parse storage map: ..." on its parameter.
+func parseStorageMap(param, value string) (*storageMap, error) {
 	if value == "" {
-		return nil
+		return nil, nil
+	}
+	fail := func(msg string) error {
+		return paramError(map[string]string{param: "failed to parse storage map: " + msg + "\n"})
 	}
 	m := &storageMap{entries: map[string]string{}}
 	for _, entry := range splitList(value) {
-		switch src, dst, pair := strings.Cut(entry, ":"); {
+		src, dst, pair := strings.Cut(entry, ":")
+		switch {
 		case entry == "1":
 			m.identity = true
-		case pair:
+		case pair && !strings.Contains(dst, ":"):
+			if _, dup := m.entries[src]; dup {
+				return nil, fail("duplicate mapping for source '" + src + "'")
+			}
 			m.entries[src] = dst
 		default:
+			if m.def != "" {
+				return nil, fail("default target ID can only be provided once")
+			}
 			m.def = entry
 		}
 	}
-	return m
+	if m.identity && (m.def != "" || len(m.entries) > 0) {
+		return nil, fail("identity mapping cannot be combined with other mappings")
+	}
+	return m, nil
 }
 
 // mapID is JSONSchema.pm map_id: an entry, else the default, else the
@@ -60,7 +75,10 @@ func (m *storageMap) mapID(source string) string {
 // $check_storage_access_migrate (enabled on the target node,
 // Datastore.AllocateSpace, the images content).
 func checkMigrateStorages(c *call, g *Guest, target string) (*storageMap, error) {
-	m := parseStorageMap(c.str("targetstorage"))
+	m, err := parseStorageMap("targetstorage", c.str("targetstorage"))
+	if err != nil {
+		return nil, err
+	}
 	if m == nil || m.identity {
 		return m, checkStorageAvailability(c.cluster, g, target)
 	}

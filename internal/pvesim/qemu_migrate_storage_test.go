@@ -56,6 +56,10 @@ func TestMigrateTargetStorage(t *testing.T) {
 	// $check_storage_access_migrate, before the fork.
 	migrate("pve1", "101", "target", "pve2", "targetstorage", "local").
 		wantStatus(t, http.StatusInternalServerError, "storage 'local' does not support vm images")
+	migrate("pve1", "101", "target", "pve2", "targetstorage", "files:fast,files:local-lvm").
+		wantParamError(t, "targetstorage", "failed to parse storage map: duplicate mapping for source 'files'\n")
+	migrate("pve1", "101", "target", "pve2", "targetstorage", "1,fast").
+		wantParamError(t, "targetstorage", "failed to parse storage map: identity mapping cannot be combined with other mappings\n")
 	migrate("pve1", "101", "target", "pve2", "targetstorage", "nope").
 		wantStatus(t, http.StatusInternalServerError, "storage 'nope' does not exist")
 }
