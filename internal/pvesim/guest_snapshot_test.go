@@ -543,3 +543,21 @@ func TestRestoreDropsSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot task that dies cleans up after itself: snapshot_create's
+// failure path deletes the half-made snapshot and its lock
+// (AbstractConfig.pm snapshot_create: "snapshot create failed: starting
+// cleanup").
+func TestSnapshotCreateFailureCleansUp(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:1")
+	injectTaskFail(t, e, "/nodes/{node}/qemu/{vmid}/snapshot")
+	e.taskFails(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1")), "interrupted by signal")
+	if items := e.snapshotItems(t, "qemu", "100"); len(items) != 1 {
+		t.Errorf("snapshots = %v", items)
+	}
+	if cfg := e.vmConfig(t, "pve1", "100"); cfg["lock"] != "" || cfg["parent"] != "" {
+		t.Errorf("config = %v", cfg)
+	}
+}
