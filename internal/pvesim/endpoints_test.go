@@ -39,7 +39,8 @@ func TestLXCInterfaces(t *testing.T) {
 		t.Errorf("eth0 = %v", eth0)
 	}
 	ips, _ := eth0["ip-addresses"].([]any)
-	if len(ips) != 2 || jsonText(ips[0]) != `{"ip-address":"192.0.2.50","ip-address-type":"inet","prefix":24}` {
+	if len(ips) != 2 || jsonText(ips[0]) != `{"ip-address":"192.0.2.50","ip-address-type":"inet","prefix":24}` ||
+		jsonText(ips[1]) != `{"ip-address":"fe80::be24:11ff:feaa:bbcc","ip-address-type":"inet6","prefix":64}` {
 		t.Errorf("eth0 addresses = %v", ips)
 	}
 	if _, ok := list[2]["inet"]; ok {

@@ -2,7 +2,9 @@ package pvesim
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
@@ -73,7 +75,8 @@ func lxcInterfaces(c *call) (any, error) {
 // ctAddresses are the addresses a container's NIC holds: a static ip= or
 // ip6= as configured; for DHCP (and SLAAC) the simulated network's lease,
 // the same the guest agent reports for VMs (guestIPv4, guestIPv6); none
-// for manual. Every NIC that is up has its IPv6 link-local address.
+// for manual. Every NIC that is up has the IPv6 link-local address the
+// kernel derives from its MAC (modified EUI-64, RFC 4291 appendix A).
 func ctAddresses(n map[string]string, vmid, i int) []ctAddress {
 	var out []ctAddress
 	if ip := n["ip"]; ip != "" && ip != "manual" {
@@ -84,7 +87,25 @@ func ctAddresses(n map[string]string, vmid, i int) []ctAddress {
 	for _, a := range guestIPv6(n["ip6"], vmid, i) {
 		out = append(out, ctAddress{"inet6", a.Address, a.Prefix})
 	}
-	return append(out, ctAddress{"inet6", fmt.Sprintf("fe80::%x:%x", vmid, i), 64})
+	if ll := linkLocal(n["hwaddr"]); ll != "" {
+		out = append(out, ctAddress{"inet6", ll, 64})
+	}
+	return out
+}
+
+// linkLocal is fe80::/64 with the modified EUI-64 of mac: ff:fe in the
+// middle, the universal/local bit flipped.
+func linkLocal(mac string) string {
+	hw, err := net.ParseMAC(mac)
+	if err != nil || len(hw) != 6 {
+		return ""
+	}
+	var a [16]byte
+	a[0], a[1] = 0xfe, 0x80
+	a[8], a[9], a[10] = hw[0]^0x02, hw[1], hw[2]
+	a[11], a[12] = 0xff, 0xfe
+	a[13], a[14], a[15] = hw[3], hw[4], hw[5]
+	return netip.AddrFrom16(a).String()
 }
 
 // regenerateCloudInit is cloudinit_update (qemu-server
