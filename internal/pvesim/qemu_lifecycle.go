@@ -242,9 +242,19 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			return errorf("migration aborted")
 		}
 		renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
+		attached, online := attachedVolumes(g), map[string]bool{}
 		for _, volid := range local {
 			targetSID := targetStorageFor(cl, smap, volid)
-			nv, err := migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
+			var nv string
+			var err error
+			if running && attached[volid] {
+				nv, err = s.migrateOnlineVolume(cl, g, volid, targetSID, target)
+				if err == nil {
+					online[nv] = true
+				}
+			} else {
+				nv, err = migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
+			}
 			if err != nil {
 				// sync_offline_local_volumes
 				cl.UnlockGuest(vmid, "migrate")
@@ -258,6 +268,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			}
 		}
 		rewriteVolumeRefs(g, renamed)
+		setMirroredDriveFormats(cl, g, online, target)
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
 		t.Log("migration finished successfully (duration 00:00:01)")

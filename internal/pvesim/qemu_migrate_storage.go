@@ -232,6 +232,29 @@ func targetVolname(cl *Cluster, src, dst *Storage, volid string, vmid int, forma
 	return name, nil
 }
 
+// migrateOnlineVolume is an attached disk of a running VM, mirrored over
+// NBD into a disk the target allocates (QemuServer.pm
+// vm_migrate_alloc_nbd_disks): the mapped storage, the source format if
+// that storage takes it (resolve_format_hint), the next free name.
+func (s *Sim) migrateOnlineVolume(cl *Cluster, g *Guest, volid, targetSID, target string) (string, error) {
+	v := cl.Volume(g.Node, volid)
+	if v == nil {
+		return volid, nil
+	}
+	src := cl.Storage(v.Storage)
+	if src.Shared && src.ID == targetSID {
+		return volid, nil
+	}
+	dst := cl.Storage(targetSID)
+	nv, err := s.allocVolume(cl, allocation{storage: dst.ID, node: target, vmid: g.VMID,
+		format: dst.resolveFormat(v.Format), size: v.Size})
+	if err != nil {
+		return "", err
+	}
+	cl.RemoveVolume(g.Node, volid)
+	return nv.VolID, nil
+}
+
 // migrateMappedVolume is sync_offline_local_volumes for one volume
 // (storage_migrate with allow_rename unless it is a vmstate or cloud-init
 // volume): it returns the volume's id on the target.
@@ -393,4 +416,31 @@ func migrateCTVolumes(cl *Cluster, g *Guest, local []string, m *storageMap, targ
 	}
 	rewriteVolumeRefs(g, renamed)
 	return nil
+}
+
+// attachedVolumes are the volumes of the current config's drives (not
+// CD-ROMs): scan_local_volumes' is_attached, which a running VM migrates
+// online.
+func attachedVolumes(g *Guest) map[string]bool {
+	out := map[string]bool{}
+	for _, v := range snapshotVolumes(QEMU, g.Config) {
+		out[v.volid] = true
+	}
+	return out
+}
+
+// setMirroredDriveFormats is phase3_cleanup taking the target's drive
+// strings for the disks mirrored online: vm_migrate_alloc_nbd_disks wrote
+// the new volume's format into them.
+func setMirroredDriveFormats(cl *Cluster, g *Guest, mirrored map[string]bool, target string) {
+	for _, key := range guestDrives(g.Config) {
+		d, ok := parseDrive(key, g.Config[key])
+		if !ok || !mirrored[d.file()] {
+			continue
+		}
+		if v := cl.Volume(target, d.file()); v != nil {
+			d["format"] = v.Format
+			g.Config[key] = d.print()
+		}
+	}
 }

@@ -134,3 +134,25 @@ func TestMigrateCTTargetStorage(t *testing.T) {
 		t.Errorf("config = %v", cfg)
 	}
 }
+
+// A running VM's attached disks are mirrored online into disks the target
+// allocates on the mapped storage, in a format that storage takes
+// (qemu-server QemuServer.pm vm_migrate_alloc_nbd_disks,
+// resolve_format_hint): qcow2 can go to LVM-thin this way.
+func TestMigrateOnlineTargetStorage(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	addStorage(t, e, &Storage{ID: "fast", Type: "lvmthin", Content: []string{"images"}, Capacity: 100 * gib,
+		Config: map[string]string{"vgname": "fast", "thinpool": "data"}})
+	addStorage(t, e, &Storage{ID: "files", Type: "dir", Content: []string{"images"}, Capacity: 100 * gib,
+		Config: map[string]string{"path": "/srv/files"}})
+	e.createVM(t, "100", "scsi0", "files:1,format=qcow2", "start", "1")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate",
+		form("target", "pve2", "online", "1", "with-local-disks", "1", "targetstorage", "fast")))
+	if cfg := e.vmConfig(t, "pve2", "100"); cfg["scsi0"] != "fast:vm-100-disk-0,format=raw,size=1G" {
+		t.Errorf("config = %v", cfg)
+	}
+	if st := e.sim.PowerState(100); st != "running" {
+		t.Errorf("power state = %q", st)
+	}
+}
