@@ -99,4 +99,5 @@ func rewriteVolumeRefs(g *Guest, renamed map[string]string) {
 			}
 		}
 	}
+	rewriteSnapshotVolumeRefs(g, renamed)
 }

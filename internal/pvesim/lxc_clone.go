@@ -97,16 +97,24 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 	if plan.storage != "" && !plan.full {
 		return nil, errorf("parameter 'storage' not allowed for linked clones")
 	}
-	if snap := c.str("snapname"); snap != "" {
-		return nil, errorf("snapshot '%s' does not exist", snap)
+	// With snapname the clone copies that snapshot's config, without the
+	// snapshot keys (pve-container src/PVE/API2/LXC.pm clone_vm).
+	snapName, srcCfg := c.str("snapname"), src.Config
+	if snapName != "" {
+		snap, err := loadSnapshot(src, snapName)
+		if err != nil {
+			return nil, err
+		}
+		srcCfg = snap
 	}
 	shared := true
 	plan.mounts = map[string]mountPoint{}
 	newConf := map[string]string{}
-	for _, opt := range sortedKeys(src.Config) {
-		value := src.Config[opt]
+	for _, opt := range sortedKeys(srcCfg) {
+		value := srcCfg[opt]
 		switch {
 		case pvegrammar.IsLXCUnusedKey(opt) || opt == "lock" || opt == "template":
+		case opt == snapParent || opt == snapTime || opt == snapState:
 		case isMountKey(opt):
 			mp, err := parseMountPoint(opt, value)
 			if err != nil {
@@ -129,10 +137,13 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 			if err := c.check("/storage/"+sid, false, "Datastore.AllocateSpace"); err != nil {
 				return nil, err
 			}
-			if plan.full && src.Status == "running" {
+			if plan.full && src.Status == "running" && snapName == "" {
 				return nil, errorf("Cannot do full clones on a running container without snapshots")
 			}
-			if !plan.full && !ctLinkedCloneable(cl, mp.volume()) {
+			if !plan.full && snapName != "" && !volumeCloneFromSnapshot(cl, mp.volume()) {
+				return nil, errorf("Linked clone feature for '%s' is not available", mp.volume())
+			}
+			if !plan.full && snapName == "" && !ctLinkedCloneable(cl, mp.volume()) {
 				return nil, errorf("Linked clone feature for '%s' is not available", mp.volume())
 			}
 			plan.mounts[opt] = mp

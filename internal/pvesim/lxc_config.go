@@ -20,7 +20,8 @@ func getLXCConfig(c *call) (any, error) {
 		return nil, err
 	}
 	if snap := c.str("snapshot"); snap != "" {
-		return nil, errorf("snapshot '%s' does not exist", snap)
+		// load_snapshot_config (pve-guest-common AbstractConfig.pm).
+		return snapshotConfigAnswer(g, snap)
 	}
 	cfg := currentConfig(g, c.boolParam("current"))
 	out := make(map[string]any, len(cfg)+1)

@@ -142,6 +142,11 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// pve-container src/PVE/API2/LXC.pm move_volume,
+	// is_volume_in_use_by_snapshots.
+	if remove && volumeInSnapshot(g, mp.volume()) {
+		return nil, errorf("you can't move a volume with snapshots and delete the source")
+	}
 	if d := c.str("digest"); d != "" && d != guestDigest(g) {
 		return nil, errorf("detected modified configuration - file changed by other user? Try again.")
 	}

@@ -104,6 +104,10 @@ func (s *Sim) templateLXC(c *call) (any, error) {
 	if err := g.CheckLock(); err != nil {
 		return nil, err
 	}
+	// pve-container src/PVE/API2/LXC.pm template.
+	if len(g.Snapshots) > 0 {
+		return nil, errorf("unable to create template, because CT contains snapshots")
+	}
 	if g.IsTemplate() {
 		return nil, errorf("you can't convert a template to a template")
 	}
@@ -168,8 +172,12 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 	if g.Status == "running" && !online && !restart {
 		return nil, errorf("can't migrate running container without --online or --restart")
 	}
-	if _, ok := c.param("target-storage"); ok {
-		return nil, errorf("storage mapping ('target-storage') is not supported by the simulator")
+	smap, err := parseStorageMap("target-storage", c.str("target-storage"))
+	if err != nil {
+		return nil, err
+	}
+	if err := checkStorageMapTargets(c, smap, g.VMID, target, "rootdir", "storage '%s' does not support CT rootdirs"); err != nil {
+		return nil, err
 	}
 	vmid := g.VMID
 	// The task takes "lock: migrate" at once unless another lock is set,
@@ -197,11 +205,11 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 		if running && online {
 			return abort(errorf("lxc live migration is currently not implemented"))
 		}
-		local, err := ctLocalVolumes(cl, g, target)
+		local, err := ctLocalVolumes(cl, g, target, smap)
 		if err != nil {
 			return abort(err)
 		}
-		if err := checkTargetSpace(cl, node, local, target); err != nil {
+		if err := checkMappedTargetSpace(cl, g, local, smap, target); err != nil {
 			return abort(err)
 		}
 		t.Log("starting migration of CT %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
@@ -209,7 +217,16 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 			t.Log("shutdown CT %d", vmid)
 			ctStop(g)
 		}
-		moveVolumes(cl, g, local, target, t)
+		if problems := ctSnapshotVolumeProblems(cl, g, smap); len(problems) > 0 {
+			// LXC/Migrate.pm phase1: the errors per volume, then the abort.
+			for _, p := range problems {
+				t.Log("WARN: %s", p)
+			}
+			return abort(errorf("can't migrate CT - check log"))
+		}
+		if err := migrateCTVolumes(cl, g, local, smap, target, t); err != nil {
+			return abort(err)
+		}
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
 		if running {
@@ -229,7 +246,7 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 // take container data and, when it is shared, be available on the target;
 // the volumes on node-local storage are returned, to move with the
 // container under the same volids.
-func ctLocalVolumes(cl *Cluster, g *Guest, target string) ([]string, error) {
+func ctLocalVolumes(cl *Cluster, g *Guest, target string, smap *storageMap) ([]string, error) {
 	var local []string
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
@@ -257,8 +274,15 @@ func ctLocalVolumes(cl *Cluster, g *Guest, target string) ([]string, error) {
 		if !st.hasContent("rootdir") {
 			return nil, errorf("content type 'rootdir' is not available on storage '%s'", sid)
 		}
-		if _, err := usableStorage(cl, sid, target); err != nil {
+		// The map applies to local storage only; the target storage must
+		// be enabled on the target and take container data.
+		targetSID := targetStorageFor(cl, smap, volid)
+		tst, err := usableStorage(cl, targetSID, target)
+		if err != nil {
 			return nil, err
+		}
+		if !tst.hasContent("rootdir") {
+			return nil, errorf("%s: content type 'rootdir' is not available on storage '%s'", volid, targetSID)
 		}
 		if !st.Shared && !containsString(local, volid) {
 			local = append(local, volid)

@@ -89,9 +89,10 @@ func (j *ctJob) deletePendingValue(opt string) error {
 }
 
 // freeUnlessUsed schedules delete_mountpoint_volume for a volume no mount
-// point, current or pending, uses.
+// point, current, pending or of a snapshot, uses (is_volume_in_use with
+// snapshots and pending); a used volume only leaves the config, silently.
 func (j *ctJob) freeUnlessUsed(volid string) {
-	if ctVolumes(j.g.Config)[volid] || ctVolumes(j.g.Pending)[volid] {
+	if ctVolumes(j.g.Config)[volid] || ctVolumes(j.g.Pending)[volid] || volumeInSnapshot(j.g, volid) {
 		return
 	}
 	j.toFree = append(j.toFree, volid)

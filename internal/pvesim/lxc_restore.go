@@ -205,6 +205,9 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 		conf["description"] = strings.TrimRight(d, " \t\r\n")
 	}
 	g.Config = conf
+	// The restored config is written new: no snapshot sections
+	// (pve-container API2/LXC.pm create_vm with restore).
+	g.Snapshots = nil
 	writeCTConfig(g)
 	// The restored root file system keeps its own root password and
 	// authorized_keys: a restore runs no post-create hook, so password and

@@ -24,6 +24,8 @@ type Cluster struct {
 	Storages []*Storage
 	Guests   map[int]*Guest
 	Pools    map[string]*Pool
+	// Groups are the user groups of user.cfg (h_access_read.go).
+	Groups map[string]*Group
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task
@@ -84,6 +86,17 @@ type Volume struct {
 	// BackupConfig is the guest config file a backup archive embeds
 	// (qemu-server.conf or pct.conf), what extractconfig returns.
 	BackupConfig string
+	// Snapshots are the volume's own snapshots, oldest first, as the
+	// storage keeps them (volume_snapshot); never changed in place, so a
+	// copied Volume keeps its list.
+	Snapshots []VolumeSnapshot
+}
+
+// VolumeSnapshot is one storage-level snapshot of a volume: its name and
+// the volume's size when it was taken (a rollback restores it).
+type VolumeSnapshot struct {
+	Name string
+	Size int64
 }
 
 // Guest is a VM or container. Config holds the keys of its config file, so
@@ -114,6 +127,11 @@ type Guest struct {
 	// Checkpointed is a container suspended to a checkpoint: stopped, to be
 	// resumed from its saved state.
 	Checkpointed bool
+	// Snapshots are the config file's [snapname] sections: each holds the
+	// config keys copied at snapshot time plus PVE's own keys (parent,
+	// snaptime, description, vmstate, snapstate). The current config's
+	// "parent" key lives in Config, as on PVE.
+	Snapshots map[string]map[string]string
 }
 
 // Pool is a resource pool of user.cfg.
@@ -179,6 +197,12 @@ func (g *Guest) clone() Guest {
 	out.Config = copyMap(g.Config)
 	if g.Pending != nil {
 		out.Pending = copyMap(g.Pending)
+	}
+	if g.Snapshots != nil {
+		out.Snapshots = make(map[string]map[string]string, len(g.Snapshots))
+		for name, snap := range g.Snapshots {
+			out.Snapshots[name] = copyMap(snap)
+		}
 	}
 	return out
 }

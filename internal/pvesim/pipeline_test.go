@@ -125,7 +125,13 @@ func TestTransportLevelRefusals(t *testing.T) {
 }
 
 // A path or method PVE has but the simulator does not implement, and a path
-// PVE does not have, answer the same 501 with a JSON body.
+// PVE does not have, answer the same 501 with a JSON body: pve-manager
+// PVE/HTTPServer.pm rest_handler answers "Method '$method $rel_uri' not
+// implemented" (status HTTP_NOT_IMPLEMENTED) when find_handler finds no
+// handler for the method and path, after pveproxy's authentication
+// (pve-http-server src/PVE/APIServer/AnyEvent.pm handle_api2_request); the
+// JSON formatter (Formatter/Standard.pm) puts the message beside a null
+// data.
 func TestNotImplemented(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

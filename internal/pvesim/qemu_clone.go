@@ -92,8 +92,15 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 	if err := src.CheckLock(); err != nil {
 		return nil, err
 	}
-	if snap := c.str("snapname"); snap != "" {
-		return nil, errorf("snapshot '%s' does not exist", snap)
+	// With snapname the clone copies that snapshot's config
+	// ($oldconf of clone_vm).
+	snapName, srcCfg := c.str("snapname"), src.Config
+	if snapName != "" {
+		snap, err := loadSnapshot(src, snapName)
+		if err != nil {
+			return nil, err
+		}
+		srcCfg = snap
 	}
 	full := !src.IsTemplate()
 	if _, ok := c.param("full"); ok {
@@ -105,7 +112,7 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 	if format != "" && !full {
 		return nil, errorf("parameter 'format' not allowed for linked clones")
 	}
-	shared, err := checkCloneStorageAccess(c, src, storage)
+	shared, err := checkCloneStorageAccess(c, srcCfg, storage)
 	if err != nil {
 		return nil, err
 	}
@@ -116,13 +123,13 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 		return nil, errorf("unable to create VM %d: config file already exists", newid) // W13
 	}
 	running := src.Status == "running"
-	plan := &clonePlan{newConf: map[string]string{}, full: map[string]bool{}, srcConf: copyMap(src.Config)}
-	for _, opt := range sortedKeys(src.Config) {
-		value := src.Config[opt]
+	plan := &clonePlan{newConf: map[string]string{}, full: map[string]bool{}, srcConf: copyMap(srcCfg)}
+	for _, opt := range sortedKeys(srcCfg) {
+		value := srcCfg[opt]
 		switch {
-		case internalConfigKeys[opt] && opt != "meta" || opt == "lock" || strings.HasPrefix(opt, "unused"):
+		case internalConfigKeys[opt] && opt != "meta" || opt == "lock" || opt == "snapstate" || strings.HasPrefix(opt, "unused"):
 			continue
-		case opt == "tpmstate0" && full && running:
+		case opt == "tpmstate0" && full && running && snapName == "":
 			return nil, errorf("cannot clone TPM state while VM is running")
 		}
 		switch {
@@ -143,8 +150,14 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 				continue
 			}
 			if full || d.isCloudInit() || opt == "tpmstate0" {
+				// volume_has_feature('copy') of the snapshot.
+				if snapName != "" && !volumeCopyFromSnapshot(cl, d.file()) {
+					return nil, errorf("Full clone feature is not supported for a snapshot of '%s' (%s)", d.file(), opt)
+				}
 				plan.full[opt] = true
-			} else if !linkedCloneable(cl, src, d.file()) {
+			} else if snapName != "" && !volumeCloneFromSnapshot(cl, d.file()) {
+				return nil, errorf("Linked clone feature is not supported for a snapshot of '%s' (%s)", d.file(), opt)
+			} else if snapName == "" && !linkedCloneable(cl, src, d.file()) {
 				return nil, errorf("Linked clone feature is not supported for '%s' (%s)", d.file(), opt)
 			}
 			plan.drives = append(plan.drives, opt)
@@ -157,10 +170,10 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 
 // checkCloneStorageAccess is $check_storage_access_clone: it tells whether
 // every volume is on shared storage.
-func checkCloneStorageAccess(c *call, src *Guest, storage string) (bool, error) {
+func checkCloneStorageAccess(c *call, srcCfg map[string]string, storage string) (bool, error) {
 	shared := true
-	for _, key := range guestDrives(src.Config) {
-		d, ok := parseDrive(key, src.Config[key])
+	for _, key := range guestDrives(srcCfg) {
+		d, ok := parseDrive(key, srcCfg[key])
 		if !ok || d.file() == "none" {
 			continue
 		}

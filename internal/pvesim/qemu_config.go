@@ -21,7 +21,8 @@ func getQemuConfig(c *call) (any, error) {
 		return nil, err
 	}
 	if snap := c.str("snapshot"); snap != "" {
-		return nil, errorf("snapshot '%s' does not exist", snap)
+		// load_snapshot_config (pve-guest-common AbstractConfig.pm).
+		return snapshotConfigAnswer(g, snap)
 	}
 	cfg := currentConfig(g, c.boolParam("current"))
 	if _, ok := cfg["cipassword"]; ok {

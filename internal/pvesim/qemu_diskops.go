@@ -156,6 +156,10 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		if !st.hasContent("images") {
 			return nil, paramError(map[string]string{"storage": "storage '" + storage + "' does not support vm images"})
 		}
+		// Qemu.pm move_vm_disk: is_volume_in_use with the disk skipped.
+		if remove && volumeUsedElsewhere(g, disk, d.file()) {
+			return nil, errorf("you can't move a disk with snapshots and delete the source")
+		}
 		return d, nil
 	}
 	g, err := loadQemu(c)
@@ -177,6 +181,10 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		old := d.file()
 		t.Log("copying volume '%s' from current storage '%s' to target storage '%s'",
 			old, strings.SplitN(old, ":", 2)[0], storage)
+		if volumeUsedElsewhere(g, disk, old) {
+			// A plain warn of move_vm_disk: no log_warn, so not counted.
+			t.Log("moving disk with snapshots, snapshots will not be moved!")
+		}
 		nd, v, err := s.cloneDisk(cl, g, vmid, disk, d, true, storage, format)
 		if err != nil {
 			return errorf("storage migration failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))

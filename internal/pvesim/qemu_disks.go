@@ -426,6 +426,11 @@ func deallocate(cl *Cluster, g *Guest, key string, d drive, force bool) error {
 			return errorf("unable to delete '%s' - volume is still in use (snapshot?)", d.file())
 		}
 	}
+	// is_volume_in_use (qemu-server src/PVE/QemuServer/Drive.pm) looks at
+	// the snapshots too.
+	if volumeInSnapshot(g, d.file()) {
+		return errorf("unable to delete '%s' - volume is still in use (snapshot?)", d.file())
+	}
 	if cl.Volume(g.Node, d.file()) == nil {
 		return nil
 	}

@@ -96,6 +96,16 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 			}
 		}
 	}
+	// destroy_vm frees the RAM state volumes of the snapshots as well.
+	for _, name := range sortedKeys(g.Snapshots) {
+		state := g.Snapshots[name][snapVMState]
+		if state == "" || !ownsVolume(cl, g, state) || cl.Volume(g.Node, state) == nil {
+			continue
+		}
+		if err := freeVolume(cl, g.Node, state); err != nil {
+			t.Warn("Could not remove disk '%s', check manually: %s", state, asAPIError(err).Error())
+		}
+	}
 	dropGuest(cl, g, unreferenced, t)
 	return nil
 }
@@ -117,6 +127,10 @@ func (s *Sim) templateQemu(c *call) (any, error) {
 	check := func(g *Guest) error {
 		if err := g.CheckLock(); err != nil {
 			return err
+		}
+		// qemu-server src/PVE/API2/Qemu.pm template ($load_and_check).
+		if len(g.Snapshots) > 0 {
+			return errorf("unable to create template, because VM contains snapshots")
 		}
 		if g.IsTemplate() && disk == "" {
 			return errorf("you can't convert a template to a template")
@@ -198,10 +212,8 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 	if running && !c.boolParam("online") {
 		return nil, errorf("can't migrate running VM without --online")
 	}
-	if _, ok := c.param("targetstorage"); ok {
-		return nil, errorf("storage mapping ('targetstorage') is not supported by the simulator")
-	}
-	if err := checkStorageAvailability(cl, g, target); err != nil {
+	smap, err := checkMigrateStorages(c, g, target)
+	if err != nil {
 		return nil, err
 	}
 	withLocal := c.boolParam("with-local-disks")
@@ -214,7 +226,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			return errorf("migration aborted")
 		}
 		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
-		local, problems := scanLocalVolumes(cl, g, running, withLocal, target)
+		local, problems := scanLocalVolumes(cl, g, running, withLocal, target, smap)
 		if len(problems) > 0 {
 			for _, p := range problems {
 				t.Log("WARN: %s", p)
@@ -224,12 +236,39 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			t.Log("ERROR: migration aborted (duration 00:00:00): Problem found while scanning volumes - can't migrate VM - check log")
 			return errorf("migration aborted")
 		}
-		if err := checkTargetSpace(cl, node, local, target); err != nil {
+		if err := checkMappedTargetSpace(cl, g, local, smap, target); err != nil {
 			cl.UnlockGuest(vmid, "migrate")
 			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			return errorf("migration aborted")
 		}
-		moveVolumes(cl, g, local, target, t)
+		renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
+		attached, online := attachedVolumes(g), map[string]bool{}
+		for _, volid := range local {
+			targetSID := targetStorageFor(cl, smap, volid)
+			var nv string
+			var err error
+			if running && attached[volid] {
+				nv, err = s.migrateOnlineVolume(cl, g, volid, targetSID, target)
+				if err == nil {
+					online[nv] = true
+				}
+			} else {
+				nv, err = migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
+			}
+			if err != nil {
+				// sync_offline_local_volumes
+				cl.UnlockGuest(vmid, "migrate")
+				t.Log("ERROR: migration aborted (duration 00:00:00): storage migration for '%s' to storage '%s' failed - %s",
+					volid, targetSID, strings.TrimSuffix(asAPIError(err).message, "\n"))
+				return errorf("migration aborted")
+			}
+			t.Log("volume '%s' is '%s' on the target", volid, nv)
+			if nv != volid {
+				renamed[volid] = nv
+			}
+		}
+		rewriteVolumeRefs(g, renamed)
+		setMirroredDriveFormats(cl, g, online, target)
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
 		t.Log("migration finished successfully (duration 00:00:01)")
@@ -266,7 +305,7 @@ func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
 
 // scanLocalVolumes is scan_local_volumes: the volumes on node-local storage
 // that move with the guest, and the reasons a volume cannot move.
-func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string) ([]string, []string) {
+func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string, smap *storageMap) ([]string, []string) {
 	attached := map[string]bool{}
 	cdrom := map[string]bool{}
 	seen := map[string]bool{}
@@ -295,6 +334,24 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			}
 		}
 	}
+	// foreach_volid walks the snapshots too, their RAM state included.
+	snapRef, vmstate := map[string]bool{}, map[string]bool{}
+	for _, name := range sortedKeys(g.Snapshots) {
+		snap := g.Snapshots[name]
+		for _, key := range volumeKeys(snap) {
+			if key == "vmstate" {
+				note(key, snap[key], false)
+				vmstate[snap[key]] = true
+				continue
+			}
+			if d, ok := parseDrive(key, snap[key]); ok {
+				note("snapshot", d.file(), d.isCDROM())
+				if !d.isCDROM() {
+					snapRef[d.file()] = true
+				}
+			}
+		}
+	}
 	var local, problems []string
 	fail := func(volid, msg string) { problems = append(problems, "can't migrate local disk '"+volid+"': "+msg) }
 	for _, volid := range order {
@@ -313,6 +370,10 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			fail(volid, asAPIError(err).Error())
 			continue
 		}
+		if err := targetStorageAvailable(cl, targetStorageFor(cl, smap, volid), target, volid); err != nil {
+			fail(volid, asAPIError(err).Error())
+			continue
+		}
 		if st.Shared {
 			continue
 		}
@@ -325,9 +386,17 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 			continue
 		}
 		v := cl.Volume(g.Node, volid)
+		format := info.format
+		if v != nil {
+			format = v.Format
+		}
 		switch {
 		case info.owner != g.VMID:
 			fail(volid, "owned by other VM (owner = VM "+itoa(info.owner)+")")
+		case vmstate[volid]:
+			local = append(local, volid)
+		case snapRef[volid] && snapshotMigratable(st, format, running) != "":
+			fail(volid, snapshotMigratable(st, format, running))
 		case v != nil && linkedCloneOf(cl, v) != "":
 			fail(volid, "referenced by linked clone(s)")
 		case attached[volid] && running && !withLocal:
@@ -339,62 +408,6 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 		}
 	}
 	return local, problems
-}
-
-// checkTargetSpace refuses a migration whose local volumes do not fit on
-// the target node's instances of their storages, before anything is
-// copied: storage_migrate would fail part-way. Stricter than PVE, whose
-// thin storages over-commit, like every allocation in the simulator.
-func checkTargetSpace(cl *Cluster, source string, volids []string, target string) error {
-	need := map[string]int64{}
-	for _, volid := range volids {
-		if v := cl.Volume(source, volid); v != nil {
-			need[v.Storage] += v.Size
-		}
-	}
-	ids := make([]string, 0, len(need))
-	for id := range need {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		st := cl.Storage(id)
-		if free := st.Capacity - cl.used(st, target); need[id] > free && !st.overcommits() {
-			// inferred: the simulator's own text (see overcommits).
-			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
-				id, target, need[id], free)
-		}
-	}
-	return nil
-}
-
-// moveVolumes is storage_migrate for each local volume: the volume moves
-// to the target node's instance of its storage, under the same volid
-// unless that name is taken there.
-func moveVolumes(cl *Cluster, g *Guest, volids []string, target string, t *Task) {
-	renamed := map[string]string{}
-	for _, volid := range volids {
-		v := cl.Volume(g.Node, volid)
-		if v == nil {
-			continue
-		}
-		moved := *v
-		// storage_migrate copies the data: on the target it is a full volume.
-		moved.Node, moved.Base = target, ""
-		if cl.Volume(target, volid) != nil {
-			st := cl.Storage(v.Storage)
-			name := nextDiskName(cl, st, target, g.VMID, v.Format)
-			if st.fileStorage() {
-				name = itoa(g.VMID) + "/" + name
-			}
-			moved.VolID = st.ID + ":" + name
-			renamed[volid] = moved.VolID
-		}
-		cl.RemoveVolume(g.Node, volid)
-		_ = cl.AddVolume(&moved)
-		t.Log("volume '%s' is '%s' on the target", volid, moved.VolID)
-	}
-	rewriteVolumeRefs(g, renamed)
 }
 
 // migratePrecondition is migrate_vm_precondition: where the VM may go and

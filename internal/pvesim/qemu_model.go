@@ -316,6 +316,12 @@ func renderConfig(g *Guest) string {
 		b.WriteString("\n" + header + "\n")
 		section(g.Pending)
 	}
+	// write_vm_config / write_pct_config: the snapshot sections follow,
+	// sorted by name.
+	for _, name := range sortedKeys(g.Snapshots) {
+		b.WriteString("\n[" + name + "]\n")
+		section(g.Snapshots[name])
+	}
 	return b.String()
 }
 

@@ -143,6 +143,15 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 			}
 		}
 		g.Config = map[string]string{"lock": "create"}
+		// "after the restore we have no snapshots anymore" (qemu-server
+		// QemuServer.pm $restore_cleanup_oldconf): the snapshots' RAM state
+		// volumes go too.
+		for _, name := range sortedKeys(g.Snapshots) {
+			if state := g.Snapshots[name][snapVMState]; state != "" && cl.Volume(g.Node, state) != nil {
+				_ = freeVolume(cl, g.Node, state)
+			}
+		}
+		g.Snapshots = nil
 	}
 	conf := map[string]string{}
 	for _, key := range sortedKeys(backup) {

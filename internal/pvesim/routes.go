@@ -119,6 +119,12 @@ func (s *Sim) registerRoutes() {
 	s.registerQemuAgentRoutes()
 	s.registerLXCRoutes()
 	s.registerBackupRoutes()
+	s.registerSnapshotRoutes()
+	s.registerFeatureRoutes()
+	s.registerGuestExtraRoutes()
+	s.registerNodeNetworkRoutes()
+	s.registerAplinfoRoutes()
+	s.registerAccessReadRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

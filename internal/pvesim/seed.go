@@ -72,6 +72,7 @@ func seedCluster(nodes int, now time.Time) *Cluster {
 			c.volumes[volumeKey{node: n.Name, volid: f.volid}] = &Volume{
 				VolID: f.volid, Storage: "local", Node: n.Name,
 				Content: f.content, Format: f.format, Size: f.size, CTime: ctime,
+				Digests: seedDigests(f.volid),
 			}
 		}
 	}

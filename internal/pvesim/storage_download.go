@@ -156,27 +156,7 @@ func fetchLoopback(rawURL string, verify bool) (*fileBlob, *fetchError) {
 	if err != nil || u.Host == "" {
 		return nil, &fetchError{exitCode: 1, reason: fmt.Sprintf("%s: Invalid URL", rawURL)}
 	}
-	dialer := &net.Dialer{Timeout: 10 * time.Second}
-	client := &http.Client{
-		Timeout: fetchTimeout,
-		Transport: &http.Transport{
-			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-				host, _, err := net.SplitHostPort(addr)
-				if err != nil {
-					return nil, err
-				}
-				if !isLoopback(host) {
-					return nil, fmt.Errorf("%w, not '%s'", errNotLoopback, host)
-				}
-				return dialer.DialContext(ctx, network, addr)
-			},
-			TLSClientConfig: &tls.Config{
-				InsecureSkipVerify: !verify, // #nosec G402 -- verify-certificates=0 asks for exactly this
-				MinVersion:         tls.VersionTLS12,
-			},
-			Proxy: nil,
-		},
-	}
+	client := loopbackClient(verify)
 	ctx, cancel := context.WithTimeout(context.Background(), fetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
@@ -201,6 +181,33 @@ func fetchLoopback(rawURL string, verify bool) (*fileBlob, *fetchError) {
 	}
 	blob.finish()
 	return blob, nil
+}
+
+// loopbackClient is the HTTP client of the simulated node's outgoing
+// requests: it reaches loopback hosts only (redirects included) and
+// verifies certificates unless told not to.
+func loopbackClient(verify bool) *http.Client {
+	dialer := &net.Dialer{Timeout: 10 * time.Second}
+	return &http.Client{
+		Timeout: fetchTimeout,
+		Transport: &http.Transport{
+			DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+				host, _, err := net.SplitHostPort(addr)
+				if err != nil {
+					return nil, err
+				}
+				if !isLoopback(host) {
+					return nil, fmt.Errorf("%w, not '%s'", errNotLoopback, host)
+				}
+				return dialer.DialContext(ctx, network, addr)
+			},
+			TLSClientConfig: &tls.Config{
+				InsecureSkipVerify: !verify, // #nosec G402 -- verify-certificates=0 asks for exactly this
+				MinVersion:         tls.VersionTLS12,
+			},
+			Proxy: nil,
+		},
+	}
 }
 
 // isLoopback accepts "localhost" and loopback IP literals; other names are
