@@ -149,6 +149,18 @@ func (s *Sim) ReportStats() {
 	s.takeStats(s.now())
 }
 
+// SetStatsInterval restarts pvestatd's cycle now with interval d
+// (negative: live). With a long interval and ReportStats a test decides
+// when /cluster/resources catches up.
+func (s *Sim) SetStatsInterval(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleTasksLocked()
+	s.opts.StatsInterval = d
+	s.statsEpoch = s.now()
+	s.statsAt = s.statsEpoch
+}
+
 // SetLock sets or (with "") clears a guest's config lock.
 func (s *Sim) SetLock(vmid int, lock string) error {
 	return s.Update(func(c *Cluster) error { return c.SetLock(vmid, lock) })
