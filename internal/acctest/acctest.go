@@ -25,9 +25,18 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
-// pollInterval keeps task polling quick against the simulator, whose tasks
-// finish at once.
+// pollInterval keeps the test's own task polling quick against the
+// simulator.
 const pollInterval = 10 * time.Millisecond
+
+// The simulator's tasks take simTaskDuration and /cluster/resources lags by
+// up to simStatsInterval, as on PVE (shorter), so every test goes through
+// running tasks, the locks they hold and a lagging listing. A test that
+// needs tasks to end at once starts its own simulator and says why.
+const (
+	simTaskDuration  = 100 * time.Millisecond
+	simStatsInterval = 300 * time.Millisecond
+)
 
 // Target is where one test runs. Sim is nil against a live node; Client
 // speaks to the same target either way, for checks and for changes made
@@ -90,9 +99,11 @@ func newSim(t *testing.T, passwordAuth bool, pveVersion string) *Target {
 	token := "root@pam!acctest=" + randomHex(16)
 	password := randomHex(12)
 	sim, err := pvesim.New(pvesim.Options{
-		Tokens:     []string{token},
-		Passwords:  []string{"root@pam=" + password},
-		PVEVersion: pveVersion,
+		Tokens:        []string{token},
+		Passwords:     []string{"root@pam=" + password},
+		TaskDuration:  simTaskDuration,
+		StatsInterval: simStatsInterval,
+		PVEVersion:    pveVersion,
 	})
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)

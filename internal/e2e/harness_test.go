@@ -68,10 +68,21 @@ type env struct {
 }
 
 type envOptions struct {
+	// sim configures the simulator; a zero TaskDuration or StatsInterval
+	// takes the defaults below.
 	sim           pvesim.Options
 	passwordAuth  bool
 	providerExtra string // extra lines in the provider block
 }
+
+// The simulator's tasks take e2eTaskDuration and /cluster/resources lags
+// by up to e2eStatsInterval unless a test sets its own, as on PVE
+// (shorter): every test goes through running tasks, the locks they hold
+// and a lagging listing.
+const (
+	e2eTaskDuration  = 100 * time.Millisecond
+	e2eStatsInterval = 300 * time.Millisecond
+)
 
 func newEnv(t *testing.T, opts envOptions) *env {
 	t.Helper()
@@ -80,6 +91,12 @@ func newEnv(t *testing.T, opts envOptions) *env {
 	password := randomHex(t, 12)
 	opts.sim.Tokens = append(opts.sim.Tokens, token)
 	opts.sim.Passwords = append(opts.sim.Passwords, "root@pam="+password)
+	if opts.sim.TaskDuration == 0 {
+		opts.sim.TaskDuration = e2eTaskDuration
+	}
+	if opts.sim.StatsInterval == 0 {
+		opts.sim.StatsInterval = e2eStatsInterval
+	}
 	sim, err := pvesim.New(opts.sim)
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)

@@ -68,7 +68,7 @@ type Config struct {
 	RetryWaitMax time.Duration // default 5s
 	RetryMax     int           // retries after the first attempt; default 5, negative means none
 
-	TaskPollInterval time.Duration // default 500ms
+	TaskPollInterval time.Duration // default 500ms; a task's first reads come sooner (taskPollDelay)
 
 	// RequestTimeout bounds each attempt of a request, from sending it to
 	// the last byte of the answer (for an upload: from the last byte sent).

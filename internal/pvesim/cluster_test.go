@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 )
 
 func addGuests(t *testing.T, s *Sim, guests ...Guest) {
@@ -98,12 +99,15 @@ func keysOf(m map[string]any) string {
 	return strings.Join(ks, ",")
 }
 
-// W11: a guest mid-clone has no name and status "unknown"; its entry has
-// only type, vmid, id, node, lock and status.
+// W11: a guest mid-clone has no name and status "unknown" until pvestatd
+// reports it; its entry has only type, vmid, id, node, lock and status
+// (pve-manager PVE/API2Tools.pm extract_vm_stats: no RRD data yet).
 func TestW11NamelessGuestMidClone(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
-	addGuests(t, e.sim, Guest{VMID: 120, Node: "pve2", Type: QEMU, Config: map[string]string{"lock": "clone"}})
+	clock := newFakeClock()
+	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	addGuests(t, e.sim, vm(100, "pve2", "src"))
+	upid(t, e.call(t, http.MethodPost, "/nodes/pve2/qemu/100/clone", form("newid", "120")))
 	r := resourceByID(t, resources(t, e, "vm"), "qemu/120")
 	if got := keysOf(r); got != "id,lock,node,status,type,vmid" {
 		t.Errorf("keys = %s", got)

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"strconv"
 	"strings"
+	"time"
 )
 
 // clusterResources is GET /cluster/resources: pools, guests, nodes,
@@ -121,32 +122,37 @@ func storageEntry(cl *Cluster, st *Storage, node string) map[string]any {
 	return e
 }
 
-// statsReady tells whether pvestatd has reported the guest yet. A guest
-// that is being cloned or created has no stats: its entry carries no name
-// and status "unknown" (W11). Nor has a guest on an offline node: pmxcfs
-// drops stats older than five minutes, which SetNodeOffline stands for, so
-// only what the cluster file system knows stays (id, node, type, lock,
-// tags, pool).
-func statsReady(cl *Cluster, g *Guest) bool {
-	if n := cl.Node(g.Node); n == nil || !n.Online {
-		return false
-	}
-	switch g.Lock() {
-	case "clone", "create":
-		return false
-	}
-	return true
-}
-
-// guestEntry is extract_vm_stats.
+// guestEntry is extract_vm_stats (pve-manager PVE/API2Tools.pm): id, node
+// and type come live from the cluster's vm list; name, status, template,
+// uptime and usage from the statistics pvestatd last broadcast for the
+// vmid (reportedStats), so they lag by up to one cycle and a guest not yet
+// reported has no name and status "unknown" (W11). A guest on an offline
+// node has no statistics either: pmxcfs drops stats older than five
+// minutes, which SetNodeOffline stands for.
 func (s *Sim) guestEntry(cl *Cluster, g *Guest) map[string]any {
 	e := map[string]any{
 		"id": string(g.Type) + "/" + itoa(g.VMID), "vmid": g.VMID,
 		"node": g.Node, "type": string(g.Type), "status": "unknown",
 	}
-	if !statsReady(cl, g) {
+	if n := cl.Node(g.Node); n == nil || !n.Online {
 		return e
 	}
+	stats := s.stats[g.VMID]
+	if s.opts.StatsInterval < 0 {
+		stats = s.guestStats(cl, g, s.now())
+	}
+	for k, v := range stats {
+		e[k] = v
+	}
+	return e
+}
+
+// guestStats is what pvestatd's update_qemu_status and update_lxc_status
+// broadcast for a guest at time at (pve-manager PVE/Service/pvestatd.pm,
+// from qemu-server's and pve-container's vmstatus): the name falls back to
+// "VM N" or "CTN" when the config has none.
+func (s *Sim) guestStats(cl *Cluster, g *Guest, at time.Time) map[string]any {
+	e := map[string]any{}
 	name := g.Name()
 	if name == "" {
 		name = g.kind() + " " + itoa(g.VMID)
@@ -161,7 +167,7 @@ func (s *Sim) guestEntry(cl *Cluster, g *Guest) map[string]any {
 		maxMem = memoryMiB(g.Config) * mib
 	}
 	if g.Status == "running" {
-		uptime, mem, cpu = s.guestUptime(g), maxMem/4, 0.02
+		uptime, mem, cpu = guestUptimeAt(g, at), maxMem/4, 0.02
 	}
 	e["name"] = name
 	e["status"] = g.Status

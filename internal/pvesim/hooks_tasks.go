@@ -83,7 +83,7 @@ func (s *Sim) handleArmed(c *call, rt *route, m *schema.Method, path string) (an
 	armed.doomed[0].undo = &undo
 	for _, t := range armed.doomed {
 		if t.running && s.opts.TaskDuration <= 0 {
-			s.finishTask(t)
+			s.finishTask(t, t.due)
 		}
 	}
 	return data, err

@@ -49,6 +49,7 @@ func TestCTCreateAsRootWithMountPoints(t *testing.T) {
 	if g.AuthorizedKeys != testSSHKey+"\n" || !hashedPassword.MatchString(g.PasswordHash) {
 		t.Errorf("guest keys %q, password hash %q", g.AuthorizedKeys, g.PasswordHash)
 	}
+	e.sim.ReportStats()
 	r := resourceByID(t, resources(t, e, "vm"), "lxc/130")
 	if r["name"] != "db-1" || r["pool"] != "prod" || r["status"] != "stopped" || r["type"] != "lxc" ||
 		r["maxmem"] != float64(1024*mib) || r["maxdisk"] != float64(8*gib) || r["template"] != float64(0) {
@@ -220,7 +221,10 @@ func TestW11CTNamelessDuringCreate(t *testing.T) {
 	if got := keysOf(r); got != "id,lock,node,status,type,vmid" || r["lock"] != "create" || r["status"] != "unknown" {
 		t.Errorf("mid-create entry = %v", r)
 	}
-	e.setCT(t, "100", []string{"hostname", "x"}).wantStatus(t, http.StatusInternalServerError, "CT is locked (create)") // W10
+	// W10: the create worker holds the config flock (pve-container
+	// src/PVE/API2/LXC.pm create_vm: lock_config in the worker).
+	e.setCT(t, "100", []string{"hostname", "x"}).wantStatus(t, http.StatusInternalServerError,
+		"can't lock file '/run/lock/lxc/pve-config-100.lock' - got timeout")
 	wantVolids(t, e.sim, 100)
 	clock.Advance(time.Minute)
 	if st := taskStatus(t, e, "pve1", u); st.ExitStatus != "OK" {

@@ -63,6 +63,7 @@ func TestW17CTTemplate(t *testing.T) {
 	e.call(t, http.MethodPost, "/nodes/pve1/lxc/100/template", nil).
 		wantStatus(t, http.StatusInternalServerError, "you can't convert a template to a template")
 	e.taskFails(t, e.ctPower(t, "100", "start"), "you can't start a CT if it's a template")
+	e.sim.ReportStats()
 	if r := resourceByID(t, resources(t, e, "vm"), "lxc/100"); r["template"] != float64(1) {
 		t.Errorf("resource = %v", r)
 	}

@@ -104,7 +104,10 @@ func TestW11CTRestoreLockedWhileRunning(t *testing.T) {
 	if r["lock"] != "create" || r["name"] != nil {
 		t.Errorf("resource mid-restore = %v", r)
 	}
-	e.setCT(t, "304", []string{"cores", "2"}).wantStatus(t, http.StatusInternalServerError, "CT is locked (create)")
+	// The restore worker holds the config flock (pve-container
+	// src/PVE/API2/LXC.pm create_vm: lock_config in the worker).
+	e.setCT(t, "304", []string{"cores", "2"}).wantStatus(t, http.StatusInternalServerError,
+		"can't lock file '/run/lock/lxc/pve-config-304.lock' - got timeout")
 	clock.Advance(time.Minute)
 	if info, _ := e.sim.Task(id); info.ExitStatus != "OK" {
 		t.Fatalf("task = %+v", info)

@@ -20,7 +20,8 @@ func (s *Sim) registerLXCRoutes() {
 
 	s.handle(http.MethodGet, one+"/config", route{perm: ct("VM.Audit"), handle: getLXCConfig})
 	s.handle(http.MethodGet, one+"/pending", route{perm: ct("VM.Audit"), handle: getLXCPending})
-	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, handle: s.updateLXC})
+	// update_vm runs under lock_config (src/PVE/API2/LXC/Config.pm).
+	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, configLock: true, handle: s.updateLXC})
 
 	s.handle(http.MethodGet, one+"/status", route{handle: lxcStatusIndex})
 	s.handle(http.MethodGet, one+"/status/current", route{perm: ct("VM.Audit"), handle: s.lxcStatusCurrent})

@@ -99,27 +99,46 @@ func (s *Sim) startLXC(c *call) (any, error) {
 		return nil, errorf("CT %d already running", vmid)
 	}
 	cl := c.cluster
-	t := s.startTask(node, "vzstart", itoa(vmid), c.user, func(*Task) error {
-		g, err := lookupGuest(cl, LXC, node, vmid)
-		if err != nil {
-			return err
-		}
-		return s.ctStart(cl, g, skiplock)
+	// The worker checks under lock_config as it starts; the container runs
+	// once it is done (pve-container src/PVE/API2/LXC/Status.pm vm_start).
+	t := s.startWorker(node, "vzstart", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzstart", itoa(vmid)),
+		begin: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			return ctStartChecks(g, skiplock)
+		},
+		work: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			return s.ctStart(cl, g, skiplock)
+		},
 	})
 	return t.UPID, nil
+}
+
+// ctStartChecks are the vzstart worker's refusals: a template, a config
+// lock other than "mounted" (unless skiplock).
+func ctStartChecks(g *Guest, skiplock bool) error {
+	if g.IsTemplate() {
+		return errorf("you can't start a CT if it's a template")
+	}
+	if !skiplock && g.Lock() != "mounted" {
+		return g.CheckLock()
+	}
+	return nil
 }
 
 // ctStart is the vzstart worker: a template never starts, a config lock
 // (other than "mounted") refuses, quotas need a privileged container, the
 // pending changes are applied and the volumes must be there.
 func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
-	if g.IsTemplate() {
-		return errorf("you can't start a CT if it's a template")
-	}
-	if !skiplock && g.Lock() != "mounted" {
-		if err := g.CheckLock(); err != nil {
-			return err
-		}
+	if err := ctStartChecks(g, skiplock); err != nil {
+		return err
 	}
 	if g.Status == "running" {
 		return errorf("CT %d already running", g.VMID)

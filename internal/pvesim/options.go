@@ -21,9 +21,13 @@ type Options struct {
 	TicketLifetime time.Duration // default 2h, as on PVE
 	Latency        time.Duration // added to every request
 	TaskDuration   time.Duration // how long a task runs; 0 finishes at once
-	Seed           int64         // seeds PIDs and fault rates
-	AccessLog      io.Writer     // one line per request: method, path, status, duration
-	Now            func() time.Time
+	// StatsInterval is pvestatd's cycle: how often the guests' name,
+	// status, template flag, uptime and usage reach /cluster/resources.
+	// Default 10 s as on PVE; negative reports them live.
+	StatsInterval time.Duration
+	Seed          int64     // seeds PIDs and fault rates
+	AccessLog     io.Writer // one line per request: method, path, status, duration
+	Now           func() time.Time
 
 	// Privileges restricts identities ("USER@REALM" or
 	// "USER@REALM!TOKENID") to the listed privileges, on every path. An
@@ -44,6 +48,9 @@ type Options struct {
 const (
 	defaultNodes          = 3
 	defaultTicketLifetime = 2 * time.Hour
+	// defaultStatsInterval is pvestatd's $updatetime
+	// (pve-manager PVE/Service/pvestatd.pm).
+	defaultStatsInterval = 10 * time.Second
 )
 
 // userIDPattern follows PVE's user@realm grammar (Auth/Plugin.pm): the user

@@ -229,8 +229,16 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	}
 
 	c := &call{sim: s, user: user, method: m, params: flat}
-	s.mu.Lock()
-	s.settleTasksLocked()
+	if rt.configLock {
+		// The handler runs under the guest's config flock, which a worker
+		// may hold: wait for it as lock_config does.
+		if err := s.waitFlock(rel); err != nil {
+			return errorReply(asAPIError(err))
+		}
+	} else {
+		s.mu.Lock()
+		s.settleTasksLocked()
+	}
 	c.cluster = s.cluster
 	data, err := s.handleArmed(c, rt, m, rel)
 	s.mu.Unlock()

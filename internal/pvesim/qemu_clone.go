@@ -4,7 +4,10 @@ import (
 	"strings"
 )
 
-// Clone (Qemu.pm clone_vm, QemuServer::clone_disk).
+// Clone (qemu-server src/PVE/API2/Qemu.pm clone_vm, QemuServer::clone_disk).
+// The handler runs load_and_check and forks; the worker takes the flocks,
+// runs load_and_check again, writes the "lock: clone" placeholder and
+// copies the disks, holding the flocks until it ends.
 
 // clonePlan is what clone_vm's load_and_check decides before it forks.
 type clonePlan struct {
@@ -28,34 +31,53 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	plan, err := s.planClone(c, src, newid, target)
-	if err != nil {
-		return nil, err
-	}
-	// The worker writes a temporary config holding only "lock: clone"
-	// before it copies the disks (W11: nameless while the task runs).
-	if err := cl.AddGuest(&Guest{VMID: newid, Node: node, Type: QEMU, Config: map[string]string{"lock": "clone"}}); err != nil {
+	// load_and_check runs once before the fork ("early checks before
+	// forking/locking") and again in the worker under the locks.
+	if _, err := s.planClone(c, src, newid, target); err != nil {
 		return nil, err
 	}
 	storage, format := c.str("storage"), c.str("format")
 	name, description := c.str("name"), c.str("description")
-	t := s.startTask(node, "qmclone", itoa(vmid), c.user, func(t *Task) error {
-		t.Log("creating a clone of VM %d with ID %d", vmid, newid)
-		err := s.runClone(cl, t, src, newid, plan, storage, format, name, description)
-		if err != nil {
-			if g := cl.Guests[newid]; g != nil && g.Lock() == "clone" {
-				cl.RemoveGuest(newid)
+	// The worker takes the source's flock, exclusive when the source runs
+	// and shared otherwise (so clones of a template run side by side), then
+	// the target's, each waiting 1 s; it holds both until it ends.
+	locks := []flock{
+		{file: GuestLockFile(QEMU, vmid), shared: src.Status != "running", timeout: workerLockTimeout},
+		{file: GuestLockFile(QEMU, newid), timeout: workerLockTimeout},
+	}
+	var plan *clonePlan
+	t := s.startWorker(node, "qmclone", itoa(vmid), c.user, workerSpec{locks: locks,
+		begin: func(*Task) error {
+			var err error
+			if src, err = lookupQemu(cl, node, vmid); err != nil {
+				return err
 			}
-			return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
-		}
-		g := cl.Guests[newid]
-		if target != "" {
-			g.Node = target
-		}
-		if pool != "" && cl.Pools[pool] != nil {
-			cl.addPoolMember(pool, newid)
-		}
-		return nil
+			if plan, err = s.planClone(c, src, newid, target); err != nil {
+				return err
+			}
+			// The temporary config holding only "lock: clone" (W11:
+			// nameless while the task runs), written before the disks are
+			// copied.
+			return cl.AddGuest(&Guest{VMID: newid, Node: node, Type: QEMU, Config: map[string]string{"lock": "clone"}})
+		},
+		work: func(t *Task) error {
+			t.Log("creating a clone of VM %d with ID %d", vmid, newid)
+			err := s.runClone(cl, t, src, newid, plan, storage, format, name, description)
+			if err != nil {
+				if g := cl.Guests[newid]; g != nil && g.Lock() == "clone" {
+					cl.RemoveGuest(newid)
+				}
+				return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			}
+			g := cl.Guests[newid]
+			if target != "" {
+				g.Node = target
+			}
+			if pool != "" && cl.Pools[pool] != nil {
+				cl.addPoolMember(pool, newid)
+			}
+			return nil
+		},
 	})
 	return t.UPID, nil
 }

@@ -63,6 +63,7 @@ func TestQemuCreateFull(t *testing.T) {
 			t.Errorf("volume %+v", v)
 		}
 	}
+	e.sim.ReportStats()
 	r := resourceByID(t, resources(t, e, "vm"), "qemu/100")
 	if r["name"] != "web" || r["pool"] != "prod" || r["tags"] != "db;web" || r["maxdisk"] != float64(32*gib) ||
 		r["status"] != "stopped" {
@@ -95,8 +96,12 @@ func TestW13CreateTakenVMID(t *testing.T) {
 		wantStatus(t, http.StatusInternalServerError, "unable to create VM 101 - CT 101 already exists on node 'pve2'")
 }
 
-// W10, W11: while qmcreate runs, the guest exists with "lock: create",
-// has no name in /cluster/resources and refuses config writes.
+// W10, W11: while qmcreate runs, the guest exists with "lock: create" and
+// has no name in /cluster/resources; its worker holds the config flock
+// (qemu-server src/PVE/API2/Qemu.pm create_vm: lock_config_full in the
+// worker), so a config write waits for it and, the create outlasting
+// lock_config's 10 s, fails with lock_file_full's timeout (pve-common
+// src/PVE/Tools.pm).
 func TestW11NamelessDuringCreate(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
@@ -112,7 +117,7 @@ func TestW11NamelessDuringCreate(t *testing.T) {
 	}
 	// W10
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("name", "x")).
-		wantStatus(t, http.StatusInternalServerError, "VM is locked (create)")
+		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
 	wantVolids(t, e.sim, 100)
 	clock.Advance(time.Minute)
 	if st := taskStatus(t, e, "pve1", u); st.ExitStatus != "OK" {

@@ -110,8 +110,9 @@ func TestW11QemuRestoreLockedWhileRunning(t *testing.T) {
 	if r["lock"] != "create" || r["name"] != nil {
 		t.Errorf("resource mid-restore = %v", r)
 	}
+	// The restore worker holds the config flock (Qemu.pm create_vm).
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/206/config", form("cores", "2")).wantStatus(t, http.StatusInternalServerError,
-		"VM is locked (create)")
+		"can't lock file '/var/lock/qemu-server/lock-206.conf' - got timeout")
 	clock.Advance(time.Minute)
 	if info, _ := e.sim.Task(id); info.ExitStatus != "OK" {
 		t.Fatalf("task = %+v", info)

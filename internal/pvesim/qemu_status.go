@@ -21,13 +21,18 @@ func lookupQemu(cl *Cluster, node string, vmid int) (*Guest, error) {
 func guestPID(g *Guest) int { return 2000 + g.VMID%60000 }
 
 func (s *Sim) guestUptime(g *Guest) int64 {
+	return guestUptimeAt(g, s.now())
+}
+
+// guestUptimeAt is a running guest's uptime at time at.
+func guestUptimeAt(g *Guest, at time.Time) int64 {
 	if g.Status != "running" {
 		return 0
 	}
 	if g.Started.IsZero() {
 		return 3600
 	}
-	return int64(s.now().Sub(g.Started) / time.Second)
+	return int64(at.Sub(g.Started) / time.Second)
 }
 
 // vmStatus is qemu-server's vmstatus for one guest; full adds what PVE
@@ -141,25 +146,36 @@ func (s *Sim) startQemu(c *call) (any, error) {
 	}
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
 	cl := c.cluster
-	t := s.startTask(node, "qmstart", itoa(vmid), c.user, func(t *Task) error {
-		g, err := lookupQemu(cl, node, vmid)
-		if err != nil {
-			return err
-		}
-		return s.vmStart(cl, g, t, skiplock)
+	// vm_start's checks run under lock_config at the start of the worker;
+	// the guest runs once the worker is done.
+	t := s.startWorker(node, "qmstart", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("qmstart", itoa(vmid)),
+		begin: func(*Task) error {
+			g, err := lookupQemu(cl, node, vmid)
+			if err != nil {
+				return err
+			}
+			return vmStartChecks(g, skiplock)
+		},
+		work: func(t *Task) error {
+			g, err := lookupQemu(cl, node, vmid)
+			if err != nil {
+				return err
+			}
+			return s.vmStart(cl, g, t, skiplock)
+		},
 	})
 	return t.UPID, nil
 }
 
-// vmStart is vm_start: it refuses a template, a locked or running guest,
-// applies pending changes, checks the volumes and resumes a hibernated
-// guest from its state volume.
-func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
+// vmStartChecks are vm_start's refusals (qemu-server src/PVE/QemuServer.pm
+// vm_start): a template, a locked guest (unless skiplock or a hibernation's
+// "suspended" lock), a running guest.
+func vmStartChecks(g *Guest, skiplock bool) error {
 	if g.IsTemplate() {
 		return errorf("you can't start a vm if it's a template")
 	}
-	suspended := g.Lock() == "suspended"
-	if !skiplock && !suspended {
+	if !skiplock && g.Lock() != "suspended" {
 		if err := g.CheckLock(); err != nil {
 			return err
 		}
@@ -167,6 +183,17 @@ func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
 	if g.Status == "running" {
 		return errorf("VM %d already running", g.VMID)
 	}
+	return nil
+}
+
+// vmStart is vm_start: it refuses a template, a locked or running guest,
+// applies pending changes, checks the volumes and resumes a hibernated
+// guest from its state volume.
+func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
+	if err := vmStartChecks(g, skiplock); err != nil {
+		return err
+	}
+	suspended := g.Lock() == "suspended"
 	if len(g.Pending) > 0 {
 		s.applyPending(cl, g, nil)
 	}

@@ -75,6 +75,7 @@ func TestW18PauseAndResume(t *testing.T) {
 	if st["status"] != "running" || st["qmpstatus"] != "paused" {
 		t.Errorf("status = %v", st)
 	}
+	e.sim.ReportStats()
 	if r := resourceByID(t, resources(t, e, "vm"), "qemu/100"); r["status"] != "running" {
 		t.Errorf("resource status = %v", r["status"])
 	}
@@ -122,7 +123,9 @@ func TestHibernate(t *testing.T) {
 }
 
 // W10: a start while another task holds the guest waits for it inside its
-// task; a lock no task holds fails the start task.
+// task (vm_start takes lock_config in the worker, qemu-server
+// src/PVE/QemuServer.pm vm_start), then runs its own course; a lock no task
+// holds fails the start task.
 func TestW10StartWaitsForLock(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
@@ -133,6 +136,10 @@ func TestW10StartWaitsForLock(t *testing.T) {
 	if st := taskStatus(t, e, "pve1", createUPID); st.ExitStatus != "OK" {
 		t.Fatalf("create = %+v", st)
 	}
+	if st := taskStatus(t, e, "pve1", startUPID); st.Status != "running" {
+		t.Fatalf("start right after the create = %+v", st)
+	}
+	clock.Advance(time.Second)
 	if st := taskStatus(t, e, "pve1", startUPID); st.ExitStatus != "OK" {
 		t.Fatalf("start = %+v", st)
 	}

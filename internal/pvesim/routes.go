@@ -21,6 +21,9 @@ type route struct {
 	perm permission
 	// public methods need no credentials (pveproxy's auth exemptions).
 	public bool
+	// configLock handlers run under the guest's config flock (lock_config)
+	// before they answer.
+	configLock bool
 }
 
 // permission is a "perm" check: the privileges needed on a path template.

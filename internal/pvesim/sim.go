@@ -32,6 +32,12 @@ type Sim struct {
 	// armed is the task failure drawn for the handler running now.
 	armed *armedTaskFault
 
+	// stats is what pvestatd last reported per guest, taken at statsAt;
+	// statsEpoch is the start of its cycle. Guarded by mu.
+	stats      map[int]map[string]any
+	statsAt    time.Time
+	statsEpoch time.Time
+
 	routes map[string]*route // "METHOD /path/{template}"
 
 	auth authState
@@ -61,6 +67,9 @@ func New(opts Options) (*Sim, error) {
 	if opts.TicketLifetime == 0 {
 		opts.TicketLifetime = defaultTicketLifetime
 	}
+	if opts.StatsInterval == 0 {
+		opts.StatsInterval = defaultStatsInterval
+	}
 	profile, err := lookupProfile(opts.PVEVersion)
 	if err != nil {
 		return nil, err
@@ -85,6 +94,9 @@ func New(opts Options) (*Sim, error) {
 	// Task PIDs start at a seed-dependent, plausible value.
 	s.pidNext = 0x1000 + int(uint64(opts.Seed)%0x8000)
 	s.cluster = seedCluster(opts.Nodes, s.now())
+	// pvestatd has been running: the seeded guests are reported.
+	s.statsEpoch = s.now()
+	s.takeStats(s.statsEpoch)
 	s.routes = map[string]*route{}
 	s.registerRoutes()
 	return s, nil
@@ -124,8 +136,36 @@ func (s *Sim) Update(fn func(c *Cluster) error) error {
 func (s *Sim) AddGuest(g Guest) error {
 	return s.Update(func(c *Cluster) error {
 		cp := g.clone()
-		return c.AddGuest(&cp)
+		if err := c.AddGuest(&cp); err != nil {
+			return err
+		}
+		// A guest set up outside the API stands for one that existed
+		// before: pvestatd has reported it already.
+		s.reportGuest(&cp, s.now())
+		return nil
 	})
+}
+
+// ReportStats runs a pvestatd cycle now: /cluster/resources then shows
+// every guest as it is. For tests that look at the listing "after the next
+// cycle" without waiting for it.
+func (s *Sim) ReportStats() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleTasksLocked()
+	s.takeStats(s.now())
+}
+
+// SetStatsInterval restarts pvestatd's cycle now with interval d
+// (negative: live). With a long interval and ReportStats a test decides
+// when /cluster/resources catches up.
+func (s *Sim) SetStatsInterval(d time.Duration) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleTasksLocked()
+	s.opts.StatsInterval = d
+	s.statsEpoch = s.now()
+	s.statsAt = s.statsEpoch
 }
 
 // SetLock sets or (with "") clears a guest's config lock.

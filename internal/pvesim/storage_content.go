@@ -349,9 +349,9 @@ func (s *Sim) deleteVolume(c *call) (any, error) {
 // simulator cannot wait with the model locked, so a task that would end
 // within the delay ends now.
 func (s *Sim) awaitDelete(t *Task, delaySeconds int) (any, error) {
-	if t.running && !t.due.After(s.now().Add(time.Duration(delaySeconds)*time.Second)) {
+	if t.running && !t.waiting && !t.due.After(s.now().Add(time.Duration(delaySeconds)*time.Second)) {
 		t.due = s.now()
-		s.finishTask(t)
+		s.finishTask(t, t.due)
 	}
 	if t.running {
 		return t.UPID, nil

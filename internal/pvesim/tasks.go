@@ -31,6 +31,15 @@ type Task struct {
 	warnings   int
 	due        time.Time
 	work       func(t *Task) error
+
+	// A worker first takes its flocks (waiting while another worker holds
+	// them, up to the lock's timeout), then runs begin: the checks and
+	// changes PVE makes at the start of the worker. The locks stay held
+	// until work ends the task at due.
+	waiting   bool
+	waitUntil time.Time
+	locks     []flock
+	begin     func(t *Task) error
 	// failure is an injected error (FaultTaskFail) that replaces the work;
 	// undo restores what the request that started the task had changed.
 	failure string
@@ -108,10 +117,24 @@ func (c *Cluster) task(upid string) *Task {
 }
 
 // startTask forks a worker like PVE's fork_worker and returns it; the
-// handler answers with its UPID. work runs with the model locked, either at
-// once (TaskDuration 0) or once the task's duration has passed; its error
+// handler answers with its UPID. The worker holds its guest's config flock
+// (guestTaskLocks) for its whole run; work runs with the model locked once
+// the task's duration has passed (at once with TaskDuration 0) and its error
 // becomes the task's exit status. Call with the model locked.
 func (s *Sim) startTask(node, typ, id string, user identity, work func(t *Task) error) *Task {
+	return s.startWorker(node, typ, id, user, workerSpec{locks: s.guestTaskLocks(typ, id), work: work})
+}
+
+// workerSpec is what a forked worker does: the flocks it takes first, the
+// checks and changes at its start (begin) and the work that ends it.
+type workerSpec struct {
+	locks []flock
+	begin func(t *Task) error
+	work  func(t *Task) error
+}
+
+// startWorker forks a worker that runs spec. Call with the model locked.
+func (s *Sim) startWorker(node, typ, id string, user identity, spec workerSpec) *Task {
 	now := s.now()
 	var pstart int64
 	if n := s.cluster.Node(node); n != nil {
@@ -124,15 +147,20 @@ func (s *Sim) startTask(node, typ, id string, user identity, work func(t *Task) 
 		Type: typ, ID: id, User: user.String(),
 		running: true,
 		due:     now.Add(s.opts.TaskDuration),
-		work:    work,
+		work:    spec.work,
 	}
 	t.UPID = fmt.Sprintf("UPID:%s:%08X:%08X:%08X:%s:%s:%s:", t.Node, t.PID, t.PStart, t.StartTime, t.Type, t.ID, t.User)
 	s.cluster.tasks = append(s.cluster.tasks, t)
 	// A doomed task ends once its handler is done (handleArmed), so that
-	// its undo covers everything the handler changed.
-	if !s.doomTask(t) && s.opts.TaskDuration <= 0 {
-		s.finishTask(t)
+	// its undo covers everything the handler changed: its worker dies
+	// before it takes a lock or changes anything.
+	if s.doomTask(t) {
+		return t
 	}
+	t.locks, t.begin = spec.locks, spec.begin
+	t.waiting = true
+	t.waitUntil = now.Add(maxLockTimeout(t.locks))
+	s.grantLocks(now)
 	return t
 }
 
@@ -143,36 +171,79 @@ func (s *Sim) runTaskNow(node, typ, id string, user identity, work func(t *Task)
 	// The caller never sees this task, so an injected failure skips it.
 	armed := s.armed
 	s.armed = nil
-	t := s.startTask(node, typ, id, user, work)
+	t := s.startWorker(node, typ, id, user, workerSpec{work: work})
 	s.armed = armed
 	if t.running {
 		t.due = s.now()
-		s.finishTask(t)
+		s.finishTask(t, t.due)
 	}
 	return t
 }
 
-// settleTasksLocked finishes every task whose time has come, oldest first.
-// It runs before any request or model access, so a task's effects become
-// visible exactly when its status turns "stopped".
+// settleTasksLocked plays every event whose time has come, in time order:
+// workers that end, workers that give up waiting for a lock, and the
+// statistics cycle. It runs before any request or model access, so a
+// task's effects become visible exactly when its status turns "stopped".
 func (s *Sim) settleTasksLocked() {
 	now := s.now()
-	for _, t := range s.cluster.tasks {
-		if t.running && !now.Before(t.due) {
-			s.finishTask(t)
+	for {
+		t, at := s.nextTaskEvent(now)
+		if tick, ok := s.statsTickBefore(now, t, at); ok {
+			s.takeStats(tick)
+			continue
 		}
+		if t == nil {
+			return
+		}
+		if t.waiting {
+			file := s.blockingLock(t)
+			s.endTask(t, at, errorf("%s", lockTimeoutMessage(file)))
+		} else {
+			s.finishTask(t, at)
+		}
+		s.grantLocks(at)
 	}
 }
 
-func (s *Sim) finishTask(t *Task) {
+// nextTaskEvent is the earliest task event due by now: a worker's end or a
+// waiting worker's lock timeout; ends come first at the same time.
+func (s *Sim) nextTaskEvent(now time.Time) (*Task, time.Time) {
+	var next *Task
+	var at time.Time
+	for _, t := range s.cluster.tasks {
+		if !t.running {
+			continue
+		}
+		when := t.due
+		if t.waiting {
+			when = t.waitUntil
+		}
+		if when.After(now) {
+			continue
+		}
+		if next == nil || when.Before(at) || when.Equal(at) && next.waiting && !t.waiting {
+			next, at = t, when
+		}
+	}
+	return next, at
+}
+
+// endTask ends a task with err at time at, without its work.
+func (s *Sim) endTask(t *Task, at time.Time, err error) {
+	t.waiting = false
+	t.work = func(*Task) error { return err }
+	s.finishTask(t, at)
+}
+
+func (s *Sim) finishTask(t *Task, at time.Time) {
 	var err error
 	if t.failure != "" {
 		err = s.failTask(t)
 	} else {
-		err = runWork(t)
+		err = runWork(t, t.work)
 	}
-	t.running = false
-	t.EndTime = t.due.Unix()
+	t.running, t.waiting = false, false
+	t.EndTime = at.Unix()
 	switch {
 	case err != nil:
 		msg := strings.TrimRight(asAPIError(err).message, "\n")
@@ -189,8 +260,8 @@ func (s *Sim) finishTask(t *Task) {
 
 // runWork turns a panic in a task's work into the task's failure, as a die
 // inside a forked worker only ends that worker.
-func runWork(t *Task) (err error) {
-	if t.work == nil {
+func runWork(t *Task, fn func(t *Task) error) (err error) {
+	if fn == nil {
 		return nil
 	}
 	defer func() {
@@ -198,7 +269,7 @@ func runWork(t *Task) (err error) {
 			err = fmt.Errorf("%v", p)
 		}
 	}()
-	return t.work(t)
+	return fn(t)
 }
 
 // upidPattern is upid_decode's grammar.

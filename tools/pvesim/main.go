@@ -47,6 +47,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.Var(&passwords, "password", "password user USER@REALM=PASSWORD (repeatable)")
 	latency := fs.Duration("latency", 0, "added latency per request")
 	taskDuration := fs.Duration("task-duration", 0, "how long each task runs")
+	statsInterval := fs.Duration("stats-interval", 0, "how often guest statistics reach /cluster/resources (default 10s as on PVE; negative: at once)")
 	accessLog := fs.String("access-log", "", "file to append one line per request to (method, path, status, duration)")
 	caFile := fs.String("ca-file", "", "where to write the CA certificate (default: a new temporary directory)")
 	if err := fs.Parse(args); err != nil {
@@ -65,13 +66,14 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	opts := pvesim.Options{
-		Nodes:        *nodes,
-		PVEVersion:   *pveVersion,
-		Tokens:       tokens,
-		Passwords:    passwords,
-		Latency:      *latency,
-		TaskDuration: *taskDuration,
-		Seed:         time.Now().UnixNano(),
+		Nodes:         *nodes,
+		PVEVersion:    *pveVersion,
+		Tokens:        tokens,
+		Passwords:     passwords,
+		Latency:       *latency,
+		TaskDuration:  *taskDuration,
+		StatsInterval: *statsInterval,
+		Seed:          time.Now().UnixNano(),
 	}
 	if *accessLog != "" {
 		f, err := os.OpenFile(*accessLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

@@ -47,8 +47,9 @@ func (req CloneRequest) recognisable() bool {
 
 // findHalfMadeClone looks for a clone of req an interrupted apply left
 // half-made: a guest of this kind on the source or the target node,
-// carrying this clone's marker and the planned name (or, while its clone
-// task still runs, no name yet: W11). PVE writes a container clone's
+// carrying this clone's marker and the planned name (listed, as the
+// listing lags, under no name or the made-up one until pvestatd reports
+// it: W11). PVE writes a container clone's
 // config, marker included, before its task starts, but a qemu clone's
 // only once the disks are copied: a qemu guest locked for cloning without
 // the marker is waited for before it is judged (W13). It costs one cluster
@@ -70,7 +71,11 @@ func (a API) findHalfMadeClone(ctx context.Context, req CloneRequest) (Cloned, b
 			continue
 		case vmid == req.Source.VMID || req.VMID != 0 && vmid != req.VMID:
 			continue
-		case req.Name != "" && string(g.Name) != req.Name && (g.Name != "" || !g.InProgress()):
+		case req.Name != "" && string(g.Name) != req.Name && g.Name != "" && string(g.Name) != listedName(a.Kind, vmid):
+			// The listed name lags by up to a pvestatd cycle: a clone not
+			// yet reported has none, one reported while its placeholder
+			// config had no name is listed under the made-up one; the
+			// config read below decides.
 			continue
 		}
 		candidates = append(candidates, g)

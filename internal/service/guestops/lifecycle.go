@@ -287,9 +287,9 @@ func (k Kind) ParseImportID(id string) (node string, vmid int, err error) {
 }
 
 // ImportState takes "VMID" or "NODE/VMID". Either way one cluster-wide
-// listing finds the guest's node and pool, which its config does not carry;
-// id, vmid, node and pool go into state, the resource adds its own
-// defaults.
+// listing finds the guest's node and pool, which its config does not carry,
+// and its config read tells whether it is a template; id, vmid, node and
+// pool go into state, the resource adds its own defaults.
 func (a API) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) bool {
 	title, noun := a.Kind.Title, a.Kind.Noun
 	wantNode, vmid, err := a.Kind.ParseImportID(req.ID)
@@ -310,7 +310,17 @@ func (a API) ImportState(ctx context.Context, req resource.ImportStateRequest, r
 		other := KindOf(guest.Type, bool(guest.Template))
 		resp.Diagnostics.AddError("Not A "+title, fmt.Sprintf("Guest %d is a %s, not a %s; import it as %s.", vmid, other.Noun, noun, other.Resource))
 		return false
-	case bool(guest.Template) != a.Kind.Template:
+	}
+	// The listing's template flag is what pvestatd last reported, up to a
+	// cycle old (a guest converted or created a moment ago shows the old
+	// flag or none): the config tells.
+	config, err := a.Config(ctx, guest.Node, vmid)
+	if err != nil {
+		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read "+title, err)
+		return false
+	}
+	switch {
+	case (config["template"] == "1") != a.Kind.Template:
 		resp.Diagnostics.AddError(wrongTemplateKind(a.Kind, vmid))
 		return false
 	case wantNode != "" && guest.Node != wantNode:

@@ -264,9 +264,12 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 			continue
 		}
 		name := string(g.Name)
-		// A nameless guest is listed without a name while it is being
-		// created, then under the name listedName makes up.
-		nameless := name == "" || req.Name == "" && name == listedName(a.Kind, vmid)
+		// The listing's name is what pvestatd last reported, up to one cycle
+		// old: a guest being created is listed without a name until it is
+		// reported, then under the name listedName makes up for its
+		// nameless placeholder config until the cycle after its create
+		// ended. Either may be ours; the config read below decides.
+		nameless := name == "" || name == listedName(a.Kind, vmid)
 		if name != req.Name && !nameless {
 			continue
 		}
