@@ -189,9 +189,6 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	if unprivileged {
 		conf["unprivileged"] = "1"
 	}
-	if d, ok := conf["description"]; ok {
-		conf["description"] = strings.TrimRight(d, " \t\r\n")
-	}
 	g.Config = conf
 	writeCTConfig(g)
 	// The restored root file system keeps its own root password and

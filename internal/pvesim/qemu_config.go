@@ -490,8 +490,6 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 			value = s.cryptPassword(value)
 		}
 		g.Config[opt] = value
-	case opt == "description":
-		g.ensurePending()[opt] = strings.TrimRight(value, " \t\r\n")
 	case opt == "boot":
 		if err := setBoot(g, req, value); err != nil {
 			return err

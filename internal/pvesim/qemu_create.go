@@ -196,9 +196,6 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 		list, _ := wire.ParseTags(tags)
 		conf["tags"] = wire.FormatTags(list)
 	}
-	if d, ok := conf["description"]; ok {
-		conf["description"] = strings.TrimRight(d, " \t\r\n")
-	}
 	g.Config = conf
 	writeConfig(g)
 	if pool != "" && cl.Pools[pool] != nil {

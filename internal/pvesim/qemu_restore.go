@@ -194,9 +194,6 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		list, _ := wire.ParseTags(tags)
 		conf["tags"] = wire.FormatTags(list)
 	}
-	if d, ok := conf["description"]; ok {
-		conf["description"] = strings.TrimRight(d, " \t\r\n")
-	}
 	g.Config = conf
 	writeConfig(g)
 	if req.pool != "" && cl.Pools[req.pool] != nil {

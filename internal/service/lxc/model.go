@@ -259,9 +259,9 @@ func consoleFromAPI(config pveapi.GuestConfig) (*consoleModel, error) {
 // (W38), features as one composite (W33), booleans as 1/0 (W6), tags in
 // PVE's form (W19), pool membership (W48), root's password and keys.
 // unprivileged is sent only when configured, so PVE's default applies
-// otherwise (W34). The console's tty count is left out: PVE 9.2 refuses it
-// at create (W39), see createFollowUp. The container is not started here:
-// power is a separate action.
+// otherwise (W34). The console's tty count is sent with the rest: PVE
+// takes it at create (W39). The container is not started here: power is a
+// separate action.
 func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 	form := url.Values{}
 	guestops.SetFormString(form, paramOSTemplate, m.OSTemplate)
@@ -287,7 +287,7 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		return nil, err
 	}
 	for key, value := range wanted {
-		if value != nil && key != keyTTY {
+		if value != nil {
 			form.Set(key, *value)
 		}
 	}
@@ -314,15 +314,6 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		form.Set(slot, value)
 	}
 	return form, nil
-}
-
-// createFollowUp is the config update that sets, right after the create
-// task, what PVE refuses at create (W39): the console's tty count.
-func (m *containerModel) createFollowUp() url.Values {
-	if m.Console == nil || !guestops.Known(m.Console.TTYs) {
-		return nil
-	}
-	return url.Values{keyTTY: {strconv.FormatInt(m.Console.TTYs.ValueInt64(), 10)}}
 }
 
 // scalarKeys gives the wanted value of every key that cpu, memory,
