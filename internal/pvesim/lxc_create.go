@@ -283,8 +283,10 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 	}
 	if req.start {
 		t.Log("starting CT %d", req.vmid)
+		// pve-container src/PVE/API2/LXC.pm create_vm: the start after
+		// create is no eval, so its failure fails the task.
 		if err := s.ctStart(cl, g, false); err != nil {
-			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return err
 		}
 	}
 	return nil

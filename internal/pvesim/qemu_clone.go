@@ -255,7 +255,8 @@ func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *cloneP
 		for k := range src.Pending {
 			keys = append(keys, k)
 		}
-		t.Warn("found pending changes for '%s', discarding for clone", strings.Join(keys, ","))
+		// qemu-server src/PVE/API2/Qemu.pm clone_vm: a plain warn
+		t.Note("found pending changes for '%s', discarding for clone", strings.Join(keys, ","))
 	}
 	g.Config = conf
 	writeConfig(g)

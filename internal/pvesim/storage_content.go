@@ -329,7 +329,8 @@ func (s *Sim) deleteVolume(c *call) (any, error) {
 			if !st.fileStorage() {
 				return errorf("volume '%s' does not exist", volid)
 			}
-			t.Warn("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
+			// pve-storage src/PVE/Storage/Plugin.pm free_image: a plain warn
+			t.Note("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
 			return nil
 		}
 		if err := freeVolume(c.cluster, node, volid); err != nil {
