@@ -216,6 +216,9 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVMUpdateDevicePerms(c, req.vmid, req.set, req.deletes, g); err != nil {
+		return nil, err
+	}
 	if err := checkHostPCIPerms(c, req.vmid, "", req.set, req.deletes, g.Config); err != nil {
 		return nil, err
 	}

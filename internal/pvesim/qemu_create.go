@@ -75,6 +75,9 @@ func (s *Sim) createQemu(c *call) (any, error) {
 			return nil, err
 		}
 	}
+	if err := checkVMCreateDevicePerms(c, vmid, pool, params); err != nil {
+		return nil, err
+	}
 	if err := checkHostPCIPerms(c, vmid, pool, params, nil, nil); err != nil {
 		return nil, err
 	}
