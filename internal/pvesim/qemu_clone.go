@@ -6,6 +6,22 @@ import (
 
 // Clone (Qemu.pm clone_vm, QemuServer::clone_disk).
 
+// cloneOntoTakenID is clone_vm onto a vmid that the checks before the
+// fork do not see as taken: a guest on another node, or a container on
+// this one, has no VM config file here. The worker prints its first line,
+// then writing the temporary config fails in the cluster file system,
+// which refuses a vmid in use, and the task fails with that error
+// (qemu-server src/PVE/API2/Qemu.pm clone_vm, $clonefn; pve-common
+// src/PVE/File.pm file_set_contents).
+func (s *Sim) cloneOntoTakenID(c *call, vmid, newid int) string {
+	node := c.str("node")
+	t := s.startTask(node, "qmclone", itoa(vmid), c.user, func(t *Task) error {
+		t.Log("creating a clone of VM %d with ID %d", vmid, newid)
+		return errorf("close (rename) atomic file '/etc/pve/%s' failed: File exists", configPath(node, QEMU, newid))
+	})
+	return t.UPID
+}
+
 // clonePlan is what clone_vm's load_and_check decides before it forks.
 type clonePlan struct {
 	newConf map[string]string
@@ -31,6 +47,9 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 	plan, err := s.planClone(c, src, newid, target)
 	if err != nil {
 		return nil, err
+	}
+	if cl.Guests[newid] != nil {
+		return s.cloneOntoTakenID(c, vmid, newid), nil
 	}
 	// The worker writes a temporary config holding only "lock: clone"
 	// before it copies the disks (W11: nameless while the task runs).
@@ -112,7 +131,10 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 	if target != "" && !shared {
 		return nil, errorf("can't clone VM to node '%s' (VM uses local storage)", target)
 	}
-	if cl.Guests[newid] != nil {
+	// load_and_check looks for the config file on this node only (W13);
+	// a guest elsewhere, or a container here, fails the worker instead
+	// (cloneOntoTakenID).
+	if old := cl.Guests[newid]; old != nil && old.Type == QEMU && old.Node == c.str("node") {
 		return nil, errorf("unable to create VM %d: config file already exists", newid) // W13
 	}
 	running := src.Status == "running"
