@@ -428,10 +428,18 @@ var zoneTabZones = []string{
 
 // verifyCTTimezone is pve-container src/PVE/LXC/Config.pm
 // verify_ct_timezone: "host" keeps the host's zone; anything else goes
-// to pve-common src/PVE/JSONSchema.pm pve_verify_timezone, which takes
-// "UTC" and the zones listed in zone.tab.
+// to pve_verify_timezone.
 func verifyCTTimezone(v string) string {
-	if v == "host" || v == "UTC" {
+	if v == "host" {
+		return ""
+	}
+	return verifyTimezone(v)
+}
+
+// verifyTimezone is pve-common src/PVE/JSONSchema.pm pve_verify_timezone
+// (the "timezone" format): "UTC" and the zones listed in zone.tab.
+func verifyTimezone(v string) string {
+	if v == "UTC" {
 		return ""
 	}
 	if i := sort.SearchStrings(zoneTabZones, v); i < len(zoneTabZones) && zoneTabZones[i] == v {

@@ -23,4 +23,8 @@ func TestCTTimezoneFormat(t *testing.T) {
 			t.Errorf("%q: %q", bad, msg)
 		}
 	}
+	// The node's "timezone" format has no "host".
+	if msg := checkNamedFormat("timezone", "host", "timezone"); msg != "invalid time zone 'host'\n" {
+		t.Errorf("timezone host: %q", msg)
+	}
 }
