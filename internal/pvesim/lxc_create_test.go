@@ -88,8 +88,10 @@ func TestW33FeaturesByIdentity(t *testing.T) {
 	}
 	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "nesting", "1"}).
 		wantParamError(t, "nesting", "property is not defined in schema and the schema does not allow additional properties")
-	// A lone nesting=0 is a nesting change like nesting=1 (pve-container
-	// 651478e, in 5.2.4).
+	// A lone nesting=0 is a nesting change like nesting=1: pve-container
+	// src/PVE/LXC.pm check_ct_modify_config_perm tests
+	// exists($features->{nesting}), whatever its value (commit 651478e,
+	// in 5.2.4).
 	e.createCT(t, "102", "rootfs", "local-lvm:4", "features", "nesting=0")
 	e.createCT(t, "100", "rootfs", "local-lvm:4", "features", "nesting=1")
 

@@ -160,7 +160,8 @@ func TestCreateFailureCleansUp(t *testing.T) {
 }
 
 // W25: import-from needs the size token 0 and an images or import source
-// that exists; the new disk takes the source's size.
+// that exists; the new disk takes the source's size: the disk the image
+// holds (3G), not its file size (332M).
 func TestW25ImportFrom(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -176,11 +177,11 @@ func TestW25ImportFrom(t *testing.T) {
 
 	e.createVM(t, "100", "scsi0", "local-lvm:0,import-from="+src+",discard=on", "scsi1", "shared-nfs:0,import-from="+src)
 	cfg := e.vmConfig(t, "pve1", "100")
-	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,discard=on,size=332M" {
+	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,discard=on,size=3G" {
 		t.Errorf("scsi0 = %q (W25: import-from is not reported back)", cfg["scsi0"])
 	}
 	// A file storage keeps the source's qcow2 format.
-	if cfg["scsi1"] != "shared-nfs:100/vm-100-disk-0.qcow2,size=332M" {
+	if cfg["scsi1"] != "shared-nfs:100/vm-100-disk-0.qcow2,size=3G" {
 		t.Errorf("scsi1 = %q", cfg["scsi1"])
 	}
 }

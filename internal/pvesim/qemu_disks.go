@@ -384,14 +384,19 @@ func (j *diskJob) importVolume(st *Storage, src, format string) (*Volume, error)
 	if format == "" {
 		format = info.format
 	}
+	// The new volume has the image's virtual size, which
+	// volume_size_info reads through qemu-img, not its file size
+	// (qemu-server src/PVE/API2/Qemu.pm $import_from_volid, pve-storage
+	// src/PVE/Storage/Plugin.pm file_size_info).
+	size := source.DiskSize()
 	v, err := j.s.allocVolume(j.cl, allocation{
-		storage: st.ID, node: j.node, vmid: j.g.VMID, format: st.resolveFormat(format), size: source.Size,
+		storage: st.ID, node: j.node, vmid: j.g.VMID, format: st.resolveFormat(format), size: size,
 	})
 	if err != nil {
 		return nil, err
 	}
 	j.made = append(j.made, v)
-	j.log("transferred %d of %d bytes (100.00%%)", source.Size, source.Size)
+	j.log("transferred %d of %d bytes (100.00%%)", size, size)
 	return v, nil
 }
 

@@ -226,7 +226,8 @@ func (s *Sim) storeFile(cl *Cluster, st *Storage, node, content, name string, bl
 	return cl.AddVolume(&Volume{
 		VolID: contentVolID(st.ID, content, name), Storage: st.ID, Node: node,
 		Content: content, Format: templateFormat(content, name), Size: blob.size,
-		CTime: s.now().Unix(), Digests: blob.digests, Data: blob.bytes(), Seed: blob.seed,
+		VirtualSize: imageVirtualSize(blob.head, templateFormat(content, name)),
+		CTime:       s.now().Unix(), Digests: blob.digests, Data: blob.bytes(), Seed: blob.seed,
 	})
 }
 

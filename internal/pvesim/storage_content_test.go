@@ -3,6 +3,7 @@ package pvesim
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"mime/multipart"
 	"net/http"
@@ -67,6 +68,16 @@ func sha256Hex(b []byte) string {
 func qcow2Bytes(n int) []byte {
 	b := bytes.Repeat([]byte{0x5a}, n)
 	copy(b, "QFI\xfb")
+	return b
+}
+
+// qcow2Image is a file of n bytes that starts with a qcow2 version 3
+// header for a disk of virtual bytes.
+func qcow2Image(n int, virtual uint64) []byte {
+	b := make([]byte, n)
+	copy(b, "QFI\xfb")
+	binary.BigEndian.PutUint32(b[4:8], 3)
+	binary.BigEndian.PutUint64(b[24:32], virtual)
 	return b
 }
 
