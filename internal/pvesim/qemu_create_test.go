@@ -275,3 +275,26 @@ func TestCreateStartAndPool(t *testing.T) {
 		t.Fatalf("power = %q", got)
 	}
 }
+
+// A fresh VM's config holds the boot key create_vm writes when none is
+// given: the first disk, the first CD-ROM and the first NIC, disks looked
+// for in ide, scsi, virtio, sata order (qemu-server src/PVE/API2/Qemu.pm
+// create_vm, src/PVE/QemuServer.pm get_default_bootdevices and
+// print_bootorder, src/PVE/QemuServer/Drive.pm resolve_first_disk).
+func TestFreshVMBootKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "sata0", "local-lvm:1", "virtio0", "local-lvm:1", "ide2", "local:iso/debian-13-netinst.iso,media=cdrom",
+		"net1", "virtio,bridge=vmbr0", "net3", "virtio,bridge=vmbr0")
+	if got := e.vmConfig(t, "pve1", "100")["boot"]; got != "order=virtio0;ide2;net1" {
+		t.Errorf("boot = %q", got)
+	}
+	e.createVM(t, "101", "net0", "virtio,bridge=vmbr0")
+	if got := e.vmConfig(t, "pve1", "101")["boot"]; got != "order=net0" {
+		t.Errorf("boot = %q", got)
+	}
+	e.createVM(t, "102", "scsi0", "local-lvm:1", "ide0", "local:iso/debian-13-netinst.iso,media=cdrom", "boot", "order=ide0;scsi0")
+	if got := e.vmConfig(t, "pve1", "102")["boot"]; got != "order=ide0;scsi0" {
+		t.Errorf("a given boot order is kept: %q", got)
+	}
+}
