@@ -174,7 +174,7 @@ func vmTemplateImportCase() importCase {
   scsi_hardware = "virtio-scsi-single"
   memory        = { size = 1024 }
   disks = {
-    scsi0 = { storage = "local-lvm", size = "332M" }
+    scsi0 = { storage = "local-lvm", size = "3G" }
   }
   network = {
     net0 = { bridge = "vmbr0" }
@@ -189,7 +189,7 @@ func vmTemplateImportCase() importCase {
 		unrepresented: []string{"serial0"},
 		// W25: the image the disk came from is recorded.
 		record: func(body string) string {
-			return replaceOnce(body, `size = "332M" }`, `size = "332M", import_from = "local:import/debian-13-genericcloud-amd64.qcow2" }`)
+			return replaceOnce(body, `size = "3G" }`, `size = "3G", import_from = "local:import/debian-13-genericcloud-amd64.qcow2" }`)
 		},
 	}
 }

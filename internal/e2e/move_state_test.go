@@ -184,11 +184,11 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 		"net1":         {"name=eth1,bridge=vmbr0,hwaddr=BC:24:11:00:02:30,mtu=1400,rate=25,tag=40,ip=dhcp"},
 		"nameserver":   {"10.0.0.53"},
 		"searchdomain": {"example.com"}, "console": {"1"}, "cmode": {"console"},
+		"tty": {"4"}, // W39: taken at create
 	}))
-	// bpg ran as root@pam: the bind mount (W36), keyctl (W33) and the tty
-	// count PVE 9.2 refuses at create (W39).
+	// bpg ran as root@pam: the bind mount (W36) and keyctl (W33).
 	for key, value := range map[string]string{
-		"features": "nesting=1,keyctl=1", "mp1": "/srv/host/shared,mp=/mnt/shared,ro=1,shared=1", "tty": "4",
+		"features": "nesting=1,keyctl=1", "mp1": "/srv/host/shared,mp=/mnt/shared,ro=1,shared=1",
 	} {
 		if err := sim.SetGuestConfig(130, key, value); err != nil {
 			t.Fatal(err)

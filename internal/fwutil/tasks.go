@@ -18,6 +18,12 @@ import (
 // write PVE finished synchronously (W9) and succeeds at once.
 func SettleTask(ctx context.Context, client *pveapi.Client, upid, what, summary string, diags *diag.Diagnostics) bool {
 	result, err := client.WaitTask(ctx, upid)
+	return ReportTask(result, err, what, summary, diags)
+}
+
+// ReportTask is SettleTask for a task already waited for: the error or
+// the warnings of its outcome as diagnostics.
+func ReportTask(result *pveapi.TaskResult, err error, what, summary string, diags *diag.Diagnostics) bool {
 	if err != nil {
 		if running, ok := pveapi.IsTaskStillRunning(err); ok {
 			diags.AddError(summary, fmt.Sprintf(

@@ -184,6 +184,20 @@ func IsAlreadyExists(err error) bool {
 	return false
 }
 
+// configFileTakenPattern is the exit status of a VM clone task whose new
+// vmid the cluster file system holds for another guest: the check before
+// the fork looks on its own node only, and writing the new config then
+// fails (qemu-server src/PVE/API2/Qemu.pm clone_vm, W13).
+var configFileTakenPattern = regexp.MustCompile(`^close \(rename\) atomic file '[^']*/qemu-server/[0-9]+\.conf' failed: File exists$`)
+
+// IsCloneVMIDTaken reports a clone task that failed because its new vmid
+// is held by a guest on another node, or by a container (W13). Nothing
+// was made.
+func IsCloneVMIDTaken(err error) bool {
+	var taskErr *TaskError
+	return errors.As(err, &taskErr) && configFileTakenPattern.MatchString(strings.TrimSpace(taskErr.ExitStatus))
+}
+
 // IsAuth reports a 401: bad or expired credentials, or a missing CSRF token
 // (W3).
 func IsAuth(err error) bool {

@@ -242,3 +242,23 @@ func TestTransportErrorNamesMethodAndPath(t *testing.T) {
 		t.Error("a refused connection is not sent")
 	}
 }
+
+// W13: a VM clone onto a vmid held elsewhere in the cluster fails in its
+// task, writing the new config (qemu-server clone_vm); other task
+// failures and the synchronous refusal are not this.
+func TestIsCloneVMIDTakenW13(t *testing.T) {
+	t.Parallel()
+	taken := &TaskError{UPID: "UPID:x", ExitStatus: "close (rename) atomic file '/etc/pve/nodes/pve1/qemu-server/101.conf' failed: File exists"}
+	if !IsCloneVMIDTaken(taken) || !IsCloneVMIDTaken(fmt.Errorf("wrapped: %w", taken)) {
+		t.Error("the rename failure is a taken vmid")
+	}
+	for _, err := range []error{
+		&TaskError{ExitStatus: "clone failed: interrupted by signal"},
+		&TaskError{ExitStatus: "close (rename) atomic file '/etc/pve/nodes/pve1/lxc/101.conf' failed: File exists"},
+		&Error{StatusCode: 500, Message: "unable to create VM 101: config file already exists"},
+	} {
+		if IsCloneVMIDTaken(err) {
+			t.Errorf("%v is no taken vmid of a clone task", err)
+		}
+	}
+}

@@ -39,9 +39,8 @@ func (c *Client) LXCStatus(ctx context.Context, node string, vmid int) (*GuestSt
 // reports back (W35); vmid is added; params is not modified. PVE 9 makes
 // the container unprivileged unless params say unprivileged=0, and the
 // choice is final (W34). A taken vmid fails synchronously with "CT N
-// already exists on node 'X'" (IsAlreadyExists, W13). PVE 9.2 refuses some
-// keys at create that a config update accepts (W39): send those with
-// UpdateLXCConfig once the task is done.
+// already exists on node 'X'" (IsAlreadyExists, W13). Every config key,
+// tty included (W39), may be sent here.
 func (c *Client) CreateLXC(ctx context.Context, node string, vmid int, params url.Values) (string, error) {
 	if params.Get("ostemplate") == "" {
 		return "", fmt.Errorf("pve: create CT %d needs ostemplate", vmid)

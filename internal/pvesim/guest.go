@@ -67,7 +67,14 @@ func dropGuest(cl *Cluster, g *Guest, unreferenced bool, t *Task) {
 	if unreferenced {
 		for _, v := range ownedVolumes(cl, g.Node, g.VMID) {
 			if err := freeVolume(cl, v.Node, v.VolID); err != nil {
-				t.Warn("%s", asAPIError(err).Error())
+				// qemu-server src/PVE/QemuServer.pm destroy_vm counts it
+				// (log_warn); pve-container src/PVE/LXC.pm
+				// destroy_lxc_container only warns.
+				if g.Type == QEMU {
+					t.Warn("%s", asAPIError(err).Error())
+				} else {
+					t.Note("%s", asAPIError(err).Error())
+				}
 			}
 		}
 	}

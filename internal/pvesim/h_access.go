@@ -41,10 +41,18 @@ func (s *Sim) createTicket(c *call) (any, error) {
 	if !ok || !userIDPattern.MatchString(user) || strings.Contains(user, "!") {
 		return nil, statusError(http.StatusUnauthorized, msgLoginFailure)
 	}
-	return map[string]any{
+	// pve-access-control src/PVE/API2/AccessControl.pm create_ticket:
+	// the computed API permissions always, the cluster's name only for a
+	// user with Sys.Audit on /.
+	id := identity{user: user}
+	out := map[string]any{
 		"username":            user,
 		"ticket":              s.auth.makeTicket(user, now),
 		"CSRFPreventionToken": s.auth.makeCSRF(user, now),
-		"clustername":         c.cluster.Name,
-	}, nil
+		"cap":                 s.apiCapabilities(id),
+	}
+	if c.cluster.Name != "" && s.allowed(id, "/", false, []string{"Sys.Audit"}) {
+		out["clustername"] = c.cluster.Name
+	}
+	return out, nil
 }

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -190,15 +191,25 @@ func storageContent(c *call) (any, error) {
 		if vmid != 0 && v.Owner != vmid {
 			continue
 		}
-		out = append(out, volumeEntry(v))
+		out = append(out, volumeEntry(st, v))
 	}
 	return out, nil
 }
 
-func volumeEntry(v *Volume) map[string]any {
+// volumeEntry is one item of the content listing. The index int()s size,
+// used and vmid (pve-storage src/PVE/API2/Storage/Content.pm index) but
+// passes ctime on as the plugin gave it: a number from stat on a file
+// storage, the text of the lvs "time" column on LVM and LVM-thin
+// (src/PVE/Storage/LVMPlugin.pm lvm_list_volumes, LvmThinPlugin.pm
+// list_images), so a JSON string there.
+func volumeEntry(st *Storage, v *Volume) map[string]any {
+	var ctime any = v.CTime
+	if st.Type == "lvm" || st.Type == "lvmthin" {
+		ctime = strconv.FormatInt(v.CTime, 10)
+	}
 	e := map[string]any{
 		"volid": v.VolID, "content": v.Content, "format": v.Format,
-		"size": v.Size, "ctime": v.CTime,
+		"size": v.Size, "ctime": ctime,
 	}
 	if v.Owner != 0 {
 		e["vmid"] = v.Owner

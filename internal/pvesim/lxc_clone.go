@@ -172,6 +172,7 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 	if plan.descr != "" {
 		newConf["description"] = plan.descr
 	}
+	storeDescription(newConf, ctDescriptionReadBack)
 	return newConf, nil
 }
 

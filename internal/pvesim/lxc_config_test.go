@@ -212,3 +212,21 @@ func TestContainerTagsNeedConfigOptions(t *testing.T) {
 	e.setCT(t, "100", []string{"tags", "db,WEB"}).wantNull(t)
 	e.sim.ClearPrivileges(testTokenUser)
 }
+
+// The container's timezone is checked by its format, at create and at
+// update: "host", "UTC" or a zone of zone.tab (pve-container
+// src/PVE/LXC/Config.pm verify_ct_timezone, pve-common
+// src/PVE/JSONSchema.pm pve_verify_timezone).
+func TestCTTimezoneValidated(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "timezone", "Mars/Base"}).
+		wantParamError(t, "timezone", "invalid format - invalid time zone 'Mars/Base'\n")
+	e.createCT(t, "100", "rootfs", "local-lvm:4", "timezone", "Europe/Vienna")
+	e.setCT(t, "100", []string{"timezone", "Etc/UTC"}).
+		wantParamError(t, "timezone", "invalid format - invalid time zone 'Etc/UTC'\n")
+	e.setCT(t, "100", []string{"timezone", "host"}).wantNull(t)
+	if cfg := e.ctConfig(t, "pve1", "100"); cfg["timezone"] != "host" {
+		t.Errorf("timezone = %q", cfg["timezone"])
+	}
+}

@@ -17,12 +17,6 @@ var lxcCreateControlParams = map[string]bool{
 	"bwlimit": true, "start": true, "ha-managed": true, "unprivileged": true,
 }
 
-// ctCreateRefused are config keys PVE 9.2 refuses at create (W39, "ttys":
-// the config key tty); a later config update accepts them. PVE's exact
-// text for the refusal is not documented, so the simulator's own names the
-// key and the way out.
-var ctCreateRefused = map[string]bool{"tty": true}
-
 // ctCreate is one create request after its synchronous checks.
 type ctCreate struct {
 	node, ostemplate, storage, pool string
@@ -68,11 +62,6 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 	for k, v := range c.params {
 		if !lxcCreateControlParams[k] {
 			params[k] = v
-		}
-	}
-	for _, k := range sortedKeys(params) {
-		if ctCreateRefused[k] {
-			return nil, paramError(map[string]string{k: "option '" + k + "' cannot be set at create - set it with a config update"})
 		}
 	}
 	// pve-container src/PVE/API2/LXC.pm create_vm: since 6.0.6 (PVE 9.0)
@@ -288,9 +277,6 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 	if req.unprivileged {
 		conf["unprivileged"] = "1"
 	}
-	if d, ok := conf["description"]; ok {
-		conf["description"] = strings.TrimRight(d, " \t\r\n")
-	}
 	g.Config = conf
 	writeCTConfig(g)
 	if req.password != "" {
@@ -304,8 +290,10 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 	}
 	if req.start {
 		t.Log("starting CT %d", req.vmid)
+		// pve-container src/PVE/API2/LXC.pm create_vm: the start after
+		// create is no eval, so its failure fails the task.
 		if err := s.ctStart(cl, g, false); err != nil {
-			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return err
 		}
 	}
 	return nil

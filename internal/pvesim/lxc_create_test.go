@@ -38,7 +38,7 @@ func TestCTCreateAsRootWithMountPoints(t *testing.T) {
 		"mp1":   "/srv/share,mp=/share,ro=1",
 		"cores": "2", "cpulimit": "1.5", "memory": "1024", "swap": "256", "unprivileged": "1",
 		"features": "nesting=1,keyctl=1", "nameserver": "10.0.0.1 10.0.0.2", "searchdomain": "lan",
-		"tags": "db;prod", "onboot": "1", "description": "database", "arch": "amd64", "ostype": "debian",
+		"tags": "db;prod", "onboot": "1", "description": "database\n", "arch": "amd64", "ostype": "debian",
 		"ostemplate": "", "password": "", "ssh-public-keys": "", "lock": "",
 	})
 	if !ctNetPattern.MatchString(cfg["net0"]) {
@@ -89,8 +89,10 @@ func TestW33FeaturesByIdentity(t *testing.T) {
 	}
 	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "nesting", "1"}).
 		wantParamError(t, "nesting", "property is not defined in schema and the schema does not allow additional properties")
-	// A lone nesting=0 is a nesting change like nesting=1 (pve-container
-	// 651478e, in 5.2.4).
+	// A lone nesting=0 is a nesting change like nesting=1: pve-container
+	// src/PVE/LXC.pm check_ct_modify_config_perm tests
+	// exists($features->{nesting}), whatever its value (commit 651478e,
+	// in 5.2.4).
 	e.createCT(t, "102", "rootfs", "local-lvm:4", "features", "nesting=0")
 	e.createCT(t, "100", "rootfs", "local-lvm:4", "features", "nesting=1")
 
@@ -190,22 +192,25 @@ func TestCTCreateStorageRules(t *testing.T) {
 	}
 }
 
-// W39: tty (the TTY count, "ttys") is refused at create and accepted by a
-// config update after. A literal "ttys" key is no parameter at all (W7).
-func TestW39TtyRefusedAtCreate(t *testing.T) {
+// W39: tty, the container's TTY count, is a config key like any other in
+// create_vm's parameters (pve-container src/PVE/LXC/Config.pm, the tty
+// entry of $confdesc, integer 0..6; src/PVE/API2/LXC.pm create_vm takes
+// json_config_properties): accepted at create and by a config update.
+// "ttys" is no parameter at all and is refused as unknown (W7).
+func TestW39TtyAcceptedAtCreate(t *testing.T) {
 	t.Parallel()
 	e := newCTEnv(t, Options{})
 	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "ttys", "2"}).
 		wantParamError(t, "ttys", "property is not defined in schema and the schema does not allow additional properties")
-	a := e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "tty", "4"})
-	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
-	if a.errors["tty"] == "" {
-		t.Fatalf("errors = %v", a.errors)
-	}
-	e.createCT(t, "100", "rootfs", "local-lvm:4")
-	e.setCT(t, "100", []string{"tty", "4"}).wantNull(t)
+	e.postCT(t, "100", []string{"rootfs", "local-lvm:4", "tty", "7"}).
+		wantParamError(t, "tty", "value must have a maximum value of 6")
+	e.createCT(t, "100", "rootfs", "local-lvm:4", "tty", "4")
 	if cfg := e.ctConfig(t, "pve1", "100"); cfg["tty"] != "4" {
-		t.Errorf("tty = %q", cfg["tty"])
+		t.Errorf("tty = %q after create, want 4", cfg["tty"])
+	}
+	e.setCT(t, "100", []string{"tty", "1"}).wantNull(t)
+	if cfg := e.ctConfig(t, "pve1", "100"); cfg["tty"] != "1" {
+		t.Errorf("tty = %q after update, want 1", cfg["tty"])
 	}
 }
 

@@ -184,7 +184,8 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 		g.Config[key] = mp.print(key)
 		if remove {
 			if err := freeVolume(cl, g.Node, old); err != nil {
-				t.Warn("%s", asAPIError(err).Error())
+				// pve-container src/PVE/API2/LXC.pm move_volume: warn $@
+				t.Note("%s", asAPIError(err).Error())
 				_, _ = addCTUnused(g.Config, old)
 			}
 		} else if _, err := addCTUnused(g.Config, old); err != nil {

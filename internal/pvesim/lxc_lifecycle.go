@@ -44,7 +44,7 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 			if !force {
 				return errorf("unable to destroy CT %d - container is running", vmid)
 			}
-			t.Warn("forced to stop CT %d before destroying!", vmid)
+			t.Note("forced to stop CT %d before destroying!", vmid) // pve-container src/PVE/API2/LXC.pm destroy_vm: warn
 			ctStop(g)
 		}
 		if err := destroyCT(cl, g, false, unreferenced, t); err != nil {
@@ -83,8 +83,10 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 		if !ctOwnsVolume(cl, g.VMID, volid) || cl.Volume(g.Node, volid) == nil {
 			continue
 		}
+		// pve-container src/PVE/LXC.pm delete_mountpoint_volume frees
+		// with no eval: a failure fails the destroy, the config stays.
 		if err := freeVolume(cl, g.Node, volid); err != nil {
-			t.Warn("Could not remove disk '%s', check manually: %s", volid, asAPIError(err).Error())
+			return err
 		}
 	}
 	dropGuest(cl, g, unreferenced, t)

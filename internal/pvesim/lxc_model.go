@@ -191,8 +191,11 @@ func ctVolumes(cfg map[string]string) map[string]bool {
 }
 
 // writeCTConfig is what write_pct_config does besides writing: an unusedN
-// that names a volume a mount point uses again is dropped.
+// that names a volume a mount point uses again is dropped, and the
+// description is what reading the file back gives (W20).
 func writeCTConfig(g *Guest) {
+	storeDescription(g.Config, ctDescriptionReadBack)
+	storeDescription(g.Pending, ctDescriptionReadBack)
 	used := ctVolumes(g.Config)
 	for k, v := range g.Config {
 		if pvegrammar.IsLXCUnusedKey(k) && used[v] {

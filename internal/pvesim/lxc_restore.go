@@ -168,6 +168,8 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 		case k == "digest" || k == "rootfs" || k == "unprivileged" || k == "parent" || k == "template" || k == "lock":
 		case isMountKey(k) || pvegrammar.IsLXCUnusedKey(k):
 		case k == "lxc" && !req.root:
+			// pve-container src/PVE/LXC/Create.pm restore_configuration:
+			// $rpcenv->warn, counted
 			t.Warn("skipping custom lxc options, restore manually as root:")
 		case req.unique && isCTNetKey(k):
 			n, msg := lxcConfigMethod().PropertyString(k, orig[k])
@@ -201,9 +203,6 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	if unprivileged {
 		conf["unprivileged"] = "1"
 	}
-	if d, ok := conf["description"]; ok {
-		conf["description"] = strings.TrimRight(d, " \t\r\n")
-	}
 	g.Config = conf
 	// The restored config is written new: no snapshot sections
 	// (pve-container API2/LXC.pm create_vm with restore).
@@ -217,8 +216,10 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	}
 	if req.start {
 		t.Log("starting CT %d", req.vmid)
+		// pve-container src/PVE/API2/LXC.pm create_vm: the start after
+		// create is no eval, so its failure fails the task.
 		if err := s.ctStart(cl, g, false); err != nil {
-			t.Warn("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return err
 		}
 	}
 	return nil

@@ -29,7 +29,7 @@ func TestW40CTRestoreTakesSizesFromArchive(t *testing.T) {
 		"rootfs": "local-lvm:vm-300-disk-0,size=4G", "mp0": "local-lvm:vm-300-disk-1,mp=/var/cache/app,backup=1,size=2G",
 		"hostname": "restored", "memory": "1024", "swap": "256", "features": "nesting=1", "tags": "cache",
 		"net0": "name=eth0,bridge=vmbr0,hwaddr=BC:24:11:5E:13:00,ip=dhcp,type=veth", "unprivileged": "1",
-		"description": "cache container", "lock": "",
+		"description": "cache container\n", "lock": "", // W20: read back with its newline
 	})
 	wantVolids(t, e.sim, 300, "local-lvm:vm-300-disk-0", "local-lvm:vm-300-disk-1")
 	if g, _ := e.sim.Guest(300); g.PasswordHash != "" {

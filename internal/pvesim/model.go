@@ -69,8 +69,12 @@ type Volume struct {
 	Content string // iso, vztmpl, import, images, rootdir, backup, snippets
 	Format  string // iso, tzst, qcow2, raw, subvol, ...
 	Size    int64
-	Owner   int // owning vmid, 0 if none
-	CTime   int64
+	// VirtualSize is the size of the disk an image holds, as its header
+	// gives it (qemu-img info's virtual-size), for an image whose header
+	// differs from its file size; 0 means the file size.
+	VirtualSize int64
+	Owner       int // owning vmid, 0 if none
+	CTime       int64
 	// Base is the volid of the base volume a linked clone is backed by,
 	// empty for an independent volume.
 	Base string

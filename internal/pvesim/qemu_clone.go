@@ -9,6 +9,22 @@ import (
 // runs load_and_check again, writes the "lock: clone" placeholder and
 // copies the disks, holding the flocks until it ends.
 
+// cloneOntoTakenID is clone_vm onto a vmid that the checks before the
+// fork do not see as taken: a guest on another node, or a container on
+// this one, has no VM config file here. The worker prints its first line,
+// then writing the temporary config fails in the cluster file system,
+// which refuses a vmid in use, and the task fails with that error
+// (qemu-server src/PVE/API2/Qemu.pm clone_vm, $clonefn; pve-common
+// src/PVE/File.pm file_set_contents).
+func (s *Sim) cloneOntoTakenID(c *call, vmid, newid int) string {
+	node := c.str("node")
+	t := s.startTask(node, "qmclone", itoa(vmid), c.user, func(t *Task) error {
+		t.Log("creating a clone of VM %d with ID %d", vmid, newid)
+		return errorf("close (rename) atomic file '/etc/pve/%s' failed: File exists", configPath(node, QEMU, newid))
+	})
+	return t.UPID
+}
+
 // clonePlan is what clone_vm's load_and_check decides before it forks.
 type clonePlan struct {
 	newConf map[string]string
@@ -35,6 +51,9 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 	// forking/locking") and again in the worker under the locks.
 	if _, err := s.planClone(c, src, newid, target); err != nil {
 		return nil, err
+	}
+	if cl.Guests[newid] != nil {
+		return s.cloneOntoTakenID(c, vmid, newid), nil
 	}
 	storage, format := c.str("storage"), c.str("format")
 	name, description := c.str("name"), c.str("description")
@@ -141,7 +160,10 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 	if target != "" && !shared {
 		return nil, errorf("can't clone VM to node '%s' (VM uses local storage)", target)
 	}
-	if cl.Guests[newid] != nil {
+	// load_and_check looks for the config file on this node only (W13);
+	// a guest elsewhere, or a container here, fails the worker instead
+	// (cloneOntoTakenID).
+	if old := cl.Guests[newid]; old != nil && old.Type == QEMU && old.Node == c.str("node") {
 		return nil, errorf("unable to create VM %d: config file already exists", newid) // W13
 	}
 	running := src.Status == "running"
@@ -290,7 +312,8 @@ func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *cloneP
 		for k := range src.Pending {
 			keys = append(keys, k)
 		}
-		t.Warn("found pending changes for '%s', discarding for clone", strings.Join(keys, ","))
+		// qemu-server src/PVE/API2/Qemu.pm clone_vm: a plain warn
+		t.Note("found pending changes for '%s', discarding for clone", strings.Join(keys, ","))
 	}
 	g.Config = conf
 	writeConfig(g)

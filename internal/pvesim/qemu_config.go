@@ -219,6 +219,9 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkVMUpdateDevicePerms(c, req.vmid, req.set, req.deletes, g); err != nil {
+		return nil, err
+	}
 	if err := checkHostPCIPerms(c, req.vmid, "", req.set, req.deletes, g.Config); err != nil {
 		return nil, err
 	}
@@ -492,8 +495,6 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 			value = s.cryptPassword(value)
 		}
 		g.Config[opt] = value
-	case opt == "description":
-		g.ensurePending()[opt] = strings.TrimRight(value, " \t\r\n")
 	case opt == "boot":
 		if err := setBoot(g, req, value); err != nil {
 			return err

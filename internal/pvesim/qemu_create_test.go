@@ -191,7 +191,8 @@ func TestCreateFailureCleansUp(t *testing.T) {
 }
 
 // W25: import-from needs the size token 0 and an images or import source
-// that exists; the new disk takes the source's size.
+// that exists; the new disk takes the source's size: the disk the image
+// holds (3G), not its file size (332M).
 func TestW25ImportFrom(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -207,11 +208,11 @@ func TestW25ImportFrom(t *testing.T) {
 
 	e.createVM(t, "100", "scsi0", "local-lvm:0,import-from="+src+",discard=on", "scsi1", "shared-nfs:0,import-from="+src)
 	cfg := e.vmConfig(t, "pve1", "100")
-	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,discard=on,size=332M" {
+	if cfg["scsi0"] != "local-lvm:vm-100-disk-0,discard=on,size=3G" {
 		t.Errorf("scsi0 = %q (W25: import-from is not reported back)", cfg["scsi0"])
 	}
 	// A file storage keeps the source's qcow2 format.
-	if cfg["scsi1"] != "shared-nfs:100/vm-100-disk-0.qcow2,size=332M" {
+	if cfg["scsi1"] != "shared-nfs:100/vm-100-disk-0.qcow2,size=3G" {
 		t.Errorf("scsi1 = %q", cfg["scsi1"])
 	}
 }
@@ -303,5 +304,28 @@ func TestCreateStartAndPool(t *testing.T) {
 	e.createVM(t, "100", "scsi0", "local-lvm:4", "start", "1")
 	if got := e.sim.PowerState(100); got != PowerRunning {
 		t.Fatalf("power = %q", got)
+	}
+}
+
+// A fresh VM's config holds the boot key create_vm writes when none is
+// given: the first disk, the first CD-ROM and the first NIC, disks looked
+// for in ide, scsi, virtio, sata order (qemu-server src/PVE/API2/Qemu.pm
+// create_vm, src/PVE/QemuServer.pm get_default_bootdevices and
+// print_bootorder, src/PVE/QemuServer/Drive.pm resolve_first_disk).
+func TestFreshVMBootKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "sata0", "local-lvm:1", "virtio0", "local-lvm:1", "ide2", "local:iso/debian-13-netinst.iso,media=cdrom",
+		"net1", "virtio,bridge=vmbr0", "net3", "virtio,bridge=vmbr0")
+	if got := e.vmConfig(t, "pve1", "100")["boot"]; got != "order=virtio0;ide2;net1" {
+		t.Errorf("boot = %q", got)
+	}
+	e.createVM(t, "101", "net0", "virtio,bridge=vmbr0")
+	if got := e.vmConfig(t, "pve1", "101")["boot"]; got != "order=net0" {
+		t.Errorf("boot = %q", got)
+	}
+	e.createVM(t, "102", "scsi0", "local-lvm:1", "ide0", "local:iso/debian-13-netinst.iso,media=cdrom", "boot", "order=ide0;scsi0")
+	if got := e.vmConfig(t, "pve1", "102")["boot"]; got != "order=ide0;scsi0" {
+		t.Errorf("a given boot order is kept: %q", got)
 	}
 }

@@ -199,7 +199,8 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		if remove {
 			t.Log("removing source volume '%s' after successful copy", old)
 			if err := freeVolume(cl, g.Node, old); err != nil {
-				t.Warn("%s", asAPIError(err).Error())
+				// qemu-server src/PVE/API2/Qemu.pm move_vm_disk: warn $@
+				t.Note("%s", asAPIError(err).Error())
 			}
 		} else {
 			key, err := addUnused(g.Config, old)

@@ -92,6 +92,7 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 				continue
 			}
 			if err := freeVolume(cl, g.Node, d.file()); err != nil {
+				// qemu-server src/PVE/QemuServer.pm destroy_vm: log_warn
 				t.Warn("Could not remove disk '%s', check manually: %s", d.file(), asAPIError(err).Error())
 			}
 		}

@@ -355,3 +355,33 @@ func TestMigrateTargetFull(t *testing.T) {
 		}
 	}
 }
+
+// W13: clone_vm's early check looks for the new id's VM config file on
+// the node it runs on only (qemu-server src/PVE/API2/Qemu.pm clone_vm,
+// load_and_check). A vmid taken by a VM on another node, or by a container
+// on this one, is accepted with a UPID; the worker then fails writing the
+// temporary config, which the cluster file system refuses (pve-common
+// src/PVE/File.pm file_set_contents), and nothing is left behind.
+func TestW13CloneOntoIDTakenElsewhereFailsInTask(t *testing.T) {
+	t.Parallel()
+	e := newCTEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:4")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve2/qemu", form("vmid", "101")))
+	e.createCT(t, "102", "rootfs", "local-lvm:4")
+	for _, newid := range []string{"101", "102"} {
+		info := e.taskFails(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/clone", form("newid", newid)),
+			"close (rename) atomic file '/etc/pve/nodes/pve1/qemu-server/"+newid+".conf' failed: File exists")
+		if info.Type != "qmclone" || len(info.Log) == 0 || info.Log[0] != "creating a clone of VM 100 with ID "+newid {
+			t.Errorf("task %s, log %q", info.Type, info.Log)
+		}
+	}
+	if g, _ := e.sim.Guest(101); g.Node != "pve2" || g.Lock() != "" {
+		t.Errorf("VM 101 is now on %s with lock %q", g.Node, g.Lock())
+	}
+	if g, _ := e.sim.Guest(102); g.Type != LXC {
+		t.Errorf("guest 102 is %s", g.Type)
+	}
+	if vols := e.sim.VolumesOf(101); len(vols) != 0 {
+		t.Errorf("the failed clone made volumes %v", vols)
+	}
+}

@@ -260,7 +260,8 @@ func cleanupPending(g *Guest) {
 
 // writeConfig is what write_vm_config does besides writing: an unusedN
 // that names a volume a drive uses again is dropped, and an empty boot
-// order is no key at all (PVE writes "boot: " and cannot read it back).
+// order is no key at all (PVE writes "boot: " and cannot read it back);
+// the description is what reading the file back gives (W20).
 func writeConfig(g *Guest) {
 	used := map[string]bool{}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
@@ -280,6 +281,8 @@ func writeConfig(g *Guest) {
 	if g.Config["boot"] == "" {
 		delete(g.Config, "boot")
 	}
+	storeDescription(g.Config, vmDescriptionReadBack)
+	storePendingVMDescription(g.Pending)
 	if len(g.Pending) == 0 {
 		g.Pending = nil
 	}
@@ -292,7 +295,7 @@ func renderConfig(g *Guest) string {
 	var b strings.Builder
 	section := func(cfg map[string]string) {
 		if d, ok := cfg["description"]; ok {
-			for _, line := range strings.Split(d, "\n") {
+			for _, line := range descriptionLines(d) {
 				b.WriteString("#" + line + "\n")
 			}
 		}

@@ -60,6 +60,7 @@ func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
 		d["mem"] = maxMem / 4
 		d["memhost"] = maxMem / 4
 		d["cpu"] = 0.02
+		runningPressure(d)
 	}
 	if g.IsTemplate() {
 		d["template"] = 1
@@ -87,6 +88,7 @@ func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
 			d["running-qemu"] = qemuVersion
 			d["diskread"], d["diskwrite"] = 0, 0
 			d["proxmox-support"] = map[string]any{}
+			runningFullDetails(d, g)
 		}
 	}
 	return d
@@ -114,6 +116,7 @@ func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 	}
 	st := s.vmStatus(c.cluster, g, true)
 	st["ha"] = map[string]any{"managed": 0}
+	statusDisplayFields(st, g.Config)
 	if agent, ok := g.Config["agent"]; ok {
 		if props, msg := qemuConfigMethod().PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
 			st["agent"] = 1

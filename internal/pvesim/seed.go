@@ -13,13 +13,15 @@ const (
 )
 
 // seedFiles are the artifacts every node's "local" storage starts with.
+// The cloud image is a qcow2 file of 332 MiB that holds a 3 GiB disk, as
+// Debian's genericcloud images do.
 var seedFiles = []struct {
 	volid, content, format string
-	size                   int64
+	size, virtualSize      int64
 }{
-	{"local:iso/debian-13-netinst.iso", "iso", "iso", 754 * mib},
-	{"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst", "vztmpl", "tzst", 126 * mib},
-	{"local:import/debian-13-genericcloud-amd64.qcow2", "import", "qcow2", 332 * mib},
+	{"local:iso/debian-13-netinst.iso", "iso", "iso", 754 * mib, 0},
+	{"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst", "vztmpl", "tzst", 126 * mib, 0},
+	{"local:import/debian-13-genericcloud-amd64.qcow2", "import", "qcow2", 332 * mib, 3 * 1024 * mib},
 }
 
 // seedCluster builds the starting cluster: nodes pve1..pveN, the default
@@ -71,7 +73,7 @@ func seedCluster(nodes int, now time.Time) *Cluster {
 		for _, f := range seedFiles {
 			c.volumes[volumeKey{node: n.Name, volid: f.volid}] = &Volume{
 				VolID: f.volid, Storage: "local", Node: n.Name,
-				Content: f.content, Format: f.format, Size: f.size, CTime: ctime,
+				Content: f.content, Format: f.format, Size: f.size, VirtualSize: f.virtualSize, CTime: ctime,
 				Digests: seedDigests(f.volid),
 			}
 		}

@@ -226,7 +226,8 @@ func (s *Sim) storeFile(cl *Cluster, st *Storage, node, content, name string, bl
 	return cl.AddVolume(&Volume{
 		VolID: contentVolID(st.ID, content, name), Storage: st.ID, Node: node,
 		Content: content, Format: templateFormat(content, name), Size: blob.size,
-		CTime: s.now().Unix(), Digests: blob.digests, Data: blob.bytes(), Seed: blob.seed,
+		VirtualSize: imageVirtualSize(blob.head, templateFormat(content, name)),
+		CTime:       s.now().Unix(), Digests: blob.digests, Data: blob.bytes(), Seed: blob.seed,
 	})
 }
 
@@ -329,7 +330,8 @@ func (s *Sim) deleteVolume(c *call) (any, error) {
 			if !st.fileStorage() {
 				return errorf("volume '%s' does not exist", volid)
 			}
-			t.Warn("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
+			// pve-storage src/PVE/Storage/Plugin.pm free_image: a plain warn
+			t.Note("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
 			return nil
 		}
 		if err := freeVolume(c.cluster, node, volid); err != nil {

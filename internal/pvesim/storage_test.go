@@ -10,8 +10,14 @@ type volumeAnswer struct {
 	Content string `json:"content"`
 	Format  string `json:"format"`
 	Size    int64  `json:"size"`
-	CTime   int64  `json:"ctime"`
+	CTime   any    `json:"ctime"` // a number, or a string on LVM
 	VMID    int    `json:"vmid"`
+}
+
+// positiveNumber tells a JSON number above 0 (a file storage's ctime).
+func positiveNumber(v any) bool {
+	f, ok := v.(float64)
+	return ok && f > 0
 }
 
 func TestStorageContentListsSeedFiles(t *testing.T) {
@@ -31,7 +37,7 @@ func TestStorageContentListsSeedFiles(t *testing.T) {
 	}
 	for i, w := range want {
 		v := vols[i]
-		if v.VolID != w.volid || v.Content != w.content || v.Format != w.format || v.Size <= 0 || v.CTime <= 0 || v.VMID != 0 && v.Content != "backup" {
+		if v.VolID != w.volid || v.Content != w.content || v.Format != w.format || v.Size <= 0 || !positiveNumber(v.CTime) || v.VMID != 0 && v.Content != "backup" {
 			t.Errorf("volume %d = %+v, want %v", i, v, w)
 		}
 	}
@@ -137,5 +143,32 @@ func TestStorageIndexAndConfig(t *testing.T) {
 	e.call(t, http.MethodGet, "/storage/local", nil).decode(t, &cfg)
 	if cfg["type"] != "dir" || cfg["path"] != "/var/lib/vz" || cfg["digest"] == nil {
 		t.Errorf("local config = %v", cfg)
+	}
+}
+
+// The content listing's ctime is a number on a file storage and a string
+// on LVM-thin, where it is the text of the lvs "time" column that the
+// index passes on without int() (pve-storage src/PVE/API2/Storage/Content.pm
+// index, src/PVE/Storage/LVMPlugin.pm lvm_list_volumes).
+func TestContentCTimeTypedAsPVE(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:4", "scsi1", "shared-nfs:1")
+	for storage, wantString := range map[string]bool{"local-lvm": true, "shared-nfs": false, "local": false} {
+		var items []map[string]any
+		e.call(t, http.MethodGet, "/nodes/pve1/storage/"+storage+"/content", nil).decode(t, &items)
+		if len(items) == 0 {
+			t.Fatalf("%s lists nothing", storage)
+		}
+		for _, it := range items {
+			_, isString := it["ctime"].(string)
+			_, isNumber := it["ctime"].(float64)
+			if isString != wantString || isNumber == wantString {
+				t.Errorf("%s: ctime %#v (want string: %v)", storage, it["ctime"], wantString)
+			}
+			if _, ok := it["size"].(float64); !ok {
+				t.Errorf("%s: size %#v is no number", storage, it["size"])
+			}
+		}
 	}
 }

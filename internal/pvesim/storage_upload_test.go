@@ -135,15 +135,21 @@ func TestUploadNeedsAllocateTemplate(t *testing.T) {
 		wantStatus(t, http.StatusForbidden, "Permission check failed (/storage/local, Datastore.AllocateTemplate)")
 }
 
-// An uploaded image for import is usable by import-from (W25).
+// An uploaded image for import is usable by import-from (W25), and the
+// new disk has the size the image's header gives, not the file's
+// (qemu-server src/PVE/API2/Qemu.pm $import_from_volid through
+// pve-storage volume_size_info, which reads qemu-img info's
+// virtual-size).
 func TestUploadedImageSeedsAVMDiskW25(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
-	e.taskOK(t, e.upload(t, "pve1", "local", field("content", "import"), filePart("cloud.qcow2", qcow2Bytes(8192))))
+	e.taskOK(t, e.upload(t, "pve1", "local", field("content", "import"), filePart("cloud.qcow2", qcow2Image(8192, 2<<30))))
 	e.createVM(t, "120", "scsi0", "local-lvm:0,import-from=local:import/cloud.qcow2")
-	if cfg := e.vmConfig(t, "pve1", "120"); !strings.HasPrefix(cfg["scsi0"], "local-lvm:vm-120-disk-0") {
-		t.Errorf("scsi0 = %q", cfg["scsi0"])
+	if cfg := e.vmConfig(t, "pve1", "120"); cfg["scsi0"] != "local-lvm:vm-120-disk-0,size=2G" {
+		t.Errorf("scsi0 = %q, want the image's virtual 2G", cfg["scsi0"])
 	}
+	// The disk cannot be shrunk below the image afterwards.
+	e.taskFails(t, e.resize(t, "120", "scsi0", "1G"), "shrinking disks is not supported")
 }
 
 // Upload is not proxied to the node: an unknown node fails in the handler.

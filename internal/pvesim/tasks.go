@@ -63,11 +63,18 @@ func (t *Task) Log(format string, args ...any) {
 	t.lines = append(t.lines, fmt.Sprintf(format, args...))
 }
 
-// Warn logs a warning; a task with warnings ends "WARNINGS: N" and still
-// counts as a success.
+// Warn is PVE's log_warn (pve-common src/PVE/RESTEnvironment.pm log_warn
+// and warn): a "WARN: " line that is counted; a task with warnings ends
+// "WARNINGS: N" and still counts as a success.
 func (t *Task) Warn(format string, args ...any) {
 	t.warnings++
 	t.lines = append(t.lines, "WARN: "+fmt.Sprintf(format, args...))
+}
+
+// Note is a plain Perl warn inside a worker: the text lands in the task
+// log as it is and is not counted, so the task still ends "OK".
+func (t *Task) Note(format string, args ...any) {
+	t.lines = append(t.lines, fmt.Sprintf(format, args...))
 }
 
 // Running tells whether the task has not finished yet.
@@ -246,7 +253,7 @@ func (s *Sim) finishTask(t *Task, at time.Time) {
 	t.EndTime = at.Unix()
 	switch {
 	case err != nil:
-		msg := strings.TrimRight(asAPIError(err).message, "\n")
+		msg := taskErrorLine(asAPIError(err).message)
 		t.exitStatus = msg
 		t.lines = append(t.lines, "TASK ERROR: "+msg)
 	case t.warnings > 0:
@@ -256,6 +263,14 @@ func (s *Sim) finishTask(t *Task, at time.Time) {
 		t.exitStatus = "OK"
 		t.lines = append(t.lines, "TASK OK")
 	}
+}
+
+// taskErrorLine is the exit status of a failed worker: fork_worker chomps
+// the error and turns every remaining newline into a space (pve-common
+// src/PVE/RESTEnvironment.pm fork_worker), so a multi-line error is one
+// line in the task status and in the log's "TASK ERROR:" line.
+func taskErrorLine(msg string) string {
+	return strings.ReplaceAll(strings.TrimSuffix(msg, "\n"), "\n", " ")
 }
 
 // runWork turns a panic in a task's work into the task's failure, as a die

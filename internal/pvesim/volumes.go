@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"regexp"
 	"sort"
@@ -332,4 +333,36 @@ func ownedVolumes(cl *Cluster, node string, vmid int) []*Volume {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].VolID < out[j].VolID })
 	return out
+}
+
+// DiskSize is the size of the disk the volume holds: its virtual size
+// for an image whose header says so, else its file size.
+func (v *Volume) DiskSize() int64 {
+	if v.VirtualSize > 0 {
+		return v.VirtualSize
+	}
+	return v.Size
+}
+
+// imageVirtualSize reads the virtual size from an image's header, as
+// qemu-img info reports it: a qcow2 header holds it big-endian at byte 24
+// (QEMU docs/interop/qcow2.txt, "size"); a sparse VMDK's holds the
+// capacity in 512-byte sectors, little-endian at byte 12 (VMware Virtual
+// Disk Format 1.1, SparseExtentHeader "capacity"). 0 when head is no such
+// header (a qcow2 header is version 2 or 3, a VMDK one version 1 to 3),
+// and the file size stands for the disk's: qemu-img would refuse such a
+// file, which the simulator, holding only the file's first bytes, does not
+// try to mirror.
+func imageVirtualSize(head []byte, format string) int64 {
+	switch {
+	case format == "qcow2" && len(head) >= 32 && string(head[:4]) == "QFI\xfb":
+		if v := binary.BigEndian.Uint32(head[4:8]); v == 2 || v == 3 {
+			return int64(binary.BigEndian.Uint64(head[24:32]))
+		}
+	case format == "vmdk" && len(head) >= 20 && string(head[:4]) == "KDMV":
+		if v := binary.LittleEndian.Uint32(head[4:8]); v >= 1 && v <= 3 {
+			return int64(binary.LittleEndian.Uint64(head[12:20])) * 512
+		}
+	}
+	return 0
 }

@@ -27,6 +27,8 @@ func init() {
 		"pve-volume-id-or-absolute-path": verifyVolumeIDOrAbsolutePath,
 		"pve-lxc-mp-string":              verifyLXCMountPath,
 		"pve-lxc-dev-string":             verifyLXCDevicePath,
+		"pve-ct-timezone":                verifyCTTimezone,
+		"timezone":                       verifyTimezone,
 
 		"CIDRv4": func(v string) string {
 			return failUnless(isCIDR(v, "CIDRv4", 32), "value does not look like a valid IPv4 CIDR network")

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -27,6 +28,9 @@ type Cloned struct {
 	// Node is where the guest is now: where the clone task runs, or
 	// where an interrupted apply left it.
 	Node string
+	// VMIDTaken is set when the clone task failed because another guest
+	// holds the vmid (pveapi.IsCloneVMIDTaken): nothing was made.
+	VMIDTaken bool
 }
 
 // cloneLock is the lock a guest carries while its clone task runs: qemu
@@ -118,10 +122,21 @@ func (a API) findHalfMadeClone(ctx context.Context, req CloneRequest) (Cloned, b
 // again, for its lock to go; a guest that migrates away meanwhile is
 // followed to its new node.
 func (a API) AwaitClone(ctx context.Context, cloned *Cloned, diags *diag.Diagnostics) bool {
-	if cloned.UPID != "" {
-		return a.AwaitCreate(ctx, cloned.Node, cloned.Created, diags)
-	}
 	summary := "Unable To Clone " + a.Kind.Title
+	if cloned.UPID != "" {
+		result, err := a.Client.WaitTask(ctx, cloned.UPID)
+		if pveapi.IsCloneVMIDTaken(err) {
+			// W13: PVE accepted the clone, its check before the task
+			// looking at its own node only; the task then found the vmid
+			// held elsewhere in the cluster.
+			cloned.VMIDTaken = true
+			fwutil.AddAttributeAPIError(diags, path.Root("vmid"), "VMID Already In Use", fmt.Errorf(
+				"%w\n\nVMID %d is held by another guest in the cluster (on another node, or a container), so PVE could not clone onto it; "+
+					"nothing was made. Choose another vmid, or leave vmid out to have one allocated", err, cloned.VMID))
+			return false
+		}
+		return fwutil.ReportTask(result, err, fmt.Sprintf("creating %s %d", a.Kind.Noun, cloned.VMID), "Unable To Create "+a.Kind.Title, diags)
+	}
 	for moves := 0; moves < 2; moves++ {
 		_, err := a.Client.WaitUnlocked(ctx, cloned.Node, a.Kind.Type, cloned.VMID)
 		if err == nil {
@@ -153,6 +168,12 @@ func (a API) AwaitClone(ctx context.Context, cloned *Cloned, diags *diag.Diagnos
 // the state, so Terraform does not destroy it, and a warning tells how
 // the next apply finishes it; any other keeps its state and is replaced.
 func (a API) LeaveUnfinished(ctx context.Context, state *tfsdk.State, req CloneRequest, cloned Cloned, diags *diag.Diagnostics) {
+	if cloned.VMIDTaken {
+		// Nothing was made: the guest at that vmid is another one, which
+		// a tainted state would have the next apply destroy.
+		state.RemoveResource(ctx)
+		return
+	}
 	if !req.recognisable() {
 		return
 	}

@@ -56,6 +56,36 @@ func TestDescriptionKeepsTrailingNewlineW20(t *testing.T) {
 	}
 }
 
+// W20: a container's description comes back with a newline after its
+// last line ("one line" as "one line\n"), a VM's without trailing
+// whitespace. Either way the configured spelling is kept, and with no
+// prior value (import, data sources) both read without trailing
+// whitespace.
+func TestContainerDescriptionReadBackW20(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		stored string
+		prior  types.String
+		want   types.String
+	}{
+		{"one line\n", types.StringValue("one line"), types.StringValue("one line")},
+		{"one line\n", types.StringValue("one line\n"), types.StringValue("one line\n")},
+		{"first\n\nsecond\n", types.StringValue("first\n\nsecond"), types.StringValue("first\n\nsecond")},
+		{"first\nsecond\n", types.StringNull(), types.StringValue("first\nsecond")},
+		{"one line\n", types.StringValue("other"), types.StringValue("one line")},
+		{"  \n", types.StringNull(), types.StringNull()},
+	}
+	for _, c := range cases {
+		got := DescriptionFromAPI(pveapi.GuestConfig{KeyDescription: c.stored}, c.prior)
+		if !got.Equal(c.want) {
+			t.Errorf("DescriptionFromAPI(%q, %v) = %v, want %v", c.stored, c.prior, got, c.want)
+		}
+	}
+	if same, _ := SameValue(KeyDescription, "one line", "one line\n"); !same {
+		t.Error("a container's read-back newline is no change to send")
+	}
+}
+
 func TestTagsFromAPIW19(t *testing.T) {
 	t.Parallel()
 	tags, err := TagsFromAPI(pveapi.GuestConfig{"tags": "web;db"})

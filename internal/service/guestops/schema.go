@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -59,12 +60,14 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 			Validators: []validator.Int64{int64validator.Between(100, 999999999)},
 		},
 		"description": schema.StringAttribute{
-			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included. " +
+			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included; PVE changes only the end of the text " +
+				"(a VM's loses its trailing whitespace, a container's gets a newline after its last line), which plans no change. " +
+				"A value of only whitespace, or `0`, is refused: PVE would store no description. " +
 				"While the provider creates or clones a guest it appends a line `terraform-provider-pve: creating NAME (by HOST pid PID run ID until TIME, config DIGEST), not finished` " +
 				"(`cloning from ...` for a clone), by which a later apply recognises its own half-made guest instead of making a second one, " +
 				"once the apply that wrote it is gone; the line is removed when the guest is complete.",
 			Optional:   true,
-			Validators: []validator.String{stringvalidator.LengthBetween(1, 8192)},
+			Validators: []validator.String{stringvalidator.LengthBetween(1, 8192), storableDescription{}},
 		},
 		"tags": schema.SetAttribute{
 			MarkdownDescription: "Tags. PVE stores them in lowercase; tags that differ only in case plan no change.",
@@ -188,3 +191,30 @@ const UndeclaredSettings = "Settings left out of the configuration are left to P
 	"Removing a declared attribute from the configuration resets it to PVE's default. " +
 	"After an import, state holds every setting PVE reports: declare the ones to manage and list the others in `ignore_changes`, " +
 	"or the plan resets them."
+
+// storableDescription refuses a description PVE cannot keep: it writes
+// the text into the config file as comment lines split at newlines,
+// dropping trailing empty lines, and writes none for "0" (pve-container
+// write_pct_config, qemu-server write_vm_config). A value of only
+// whitespace or "0" would be read back as no description, or as one the
+// configuration could never match.
+type storableDescription struct{}
+
+func (storableDescription) Description(context.Context) string {
+	return "must hold more than whitespace and must not be \"0\""
+}
+
+func (v storableDescription) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+
+func (storableDescription) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if !Known(req.ConfigValue) {
+		return
+	}
+	value := req.ConfigValue.ValueString()
+	if value != "" && (strings.TrimSpace(value) == "" || value == "0") {
+		resp.Diagnostics.AddAttributeError(req.Path, "Description PVE Cannot Store",
+			fmt.Sprintf("PVE stores no description for %q: it keeps a description only if it holds more than whitespace and is not \"0\". Leave description out instead.", value))
+	}
+}

@@ -262,23 +262,28 @@ func TagsFromAPI(config pveapi.GuestConfig) (fwutil.TagSetValue, error) {
 	return fwutil.TagSetOf(tags), nil
 }
 
-// DescriptionFromAPI reads the description verbatim (W20) but for a
-// creation marker line left by an unfinished create or clone, which is
-// never part of the configured value. PVE drops trailing whitespace when
-// it stores one, so a prior value that differs only by that (a heredoc's
-// final newline) is kept as written.
+// DescriptionFromAPI reads the description as PVE stores it (W20), but
+// for a creation marker line left by an unfinished create or clone, which
+// is never part of the configured value. PVE changes the end of the text
+// when it stores it, differently per guest kind: a VM's loses its
+// trailing whitespace, a container's gets a newline after its last line.
+// So a prior value that differs from the stored one only there (a
+// heredoc's final newline, or none) is kept as written, and any other
+// value is read without trailing whitespace, the same for both kinds; a
+// description that is nothing but whitespace is none.
 func DescriptionFromAPI(config pveapi.GuestConfig, prior types.String) types.String {
 	stored := OptString(config, KeyDescription)
-	if description, marked := StripCloneMarker(stored.ValueString()); Known(stored) && marked {
-		stored = types.StringNull()
-		if description != "" {
-			stored = types.StringValue(description)
-		}
+	if !Known(stored) {
+		return stored
 	}
-	if Known(stored) && Known(prior) && trimDescription(prior.ValueString()) == stored.ValueString() {
+	description, _ := StripCloneMarker(stored.ValueString())
+	if Known(prior) && trimDescription(prior.ValueString()) == description {
 		return prior
 	}
-	return stored
+	if description == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(description)
 }
 
 func trimDescription(s string) string { return strings.TrimRight(s, " \t\r\n") }

@@ -261,9 +261,9 @@ func consoleFromAPI(config pveapi.GuestConfig) (*consoleModel, error) {
 // unprivileged is sent as planned: true when left out of a create from a
 // template (unprivilegedByDefault), as PVE 8 would otherwise create a
 // privileged container; unknown only for a restore, which keeps the
-// archive's value (W34). The console's tty count is left out: PVE 9.2 refuses it
-// at create (W39), see createFollowUp. The container is not started here:
-// power is a separate action.
+// archive's value (W34). The console's tty count is sent with the rest:
+// PVE takes it at create (W39). The container is not started here: power
+// is a separate action.
 func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 	form := url.Values{}
 	guestops.SetFormString(form, paramOSTemplate, m.OSTemplate)
@@ -289,7 +289,7 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		return nil, err
 	}
 	for key, value := range wanted {
-		if value != nil && key != keyTTY {
+		if value != nil {
 			form.Set(key, *value)
 		}
 	}
@@ -316,15 +316,6 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		form.Set(slot, value)
 	}
 	return form, nil
-}
-
-// createFollowUp is the config update that sets, right after the create
-// task, what PVE refuses at create (W39): the console's tty count.
-func (m *containerModel) createFollowUp() url.Values {
-	if m.Console == nil || !guestops.Known(m.Console.TTYs) {
-		return nil
-	}
-	return url.Values{keyTTY: {strconv.FormatInt(m.Console.TTYs.ValueInt64(), 10)}}
 }
 
 // scalarKeys gives the wanted value of every key that cpu, memory,

@@ -257,12 +257,9 @@ func TestToCreateW6W19W21W35W38W39(t *testing.T) {
 	if got := form.Get("net0"); !strings.HasPrefix(got, "name=eth0,bridge=vmbr0,hwaddr=BC:24:11:2A:3B:4C,ip=10.0.0.6/24,gw=10.0.0.1,ip6=auto") {
 		t.Errorf("net0 = %q", got)
 	}
-	// W39: no tty at create; it follows in a config update.
-	if form.Has("tty") {
-		t.Errorf("W39: tty must not be sent at create: %v", form)
-	}
-	if follow := m.createFollowUp(); follow.Get("tty") != "3" {
-		t.Errorf("W39: follow-up %v", follow)
+	// W39: PVE takes tty at create, so it goes with the create request.
+	if got := form.Get("tty"); got != "3" {
+		t.Errorf("W39: tty = %q at create, want 3: %v", got, form)
 	}
 	if form.Has("vmid") || form.Has("start") {
 		t.Errorf("vmid and start are not the model's: %v", form)

@@ -132,7 +132,7 @@ func TestAccContainerCloneLostAnswerW13(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if c["description"] != "golden container" {
+				if c["description"] != "golden container\n" { // W20: PVE's read-back form
 					return fmt.Errorf("description %q: want the template's, without the clone marker", c["description"])
 				}
 				return nil
@@ -243,7 +243,7 @@ func oneFinishedContainerOn(tg *acctest.Target, s *terraform.State, node string,
 			return fmt.Errorf("clone on %s, want %s", at, node)
 		}
 	}
-	if c["description"] != "golden container" {
+	if c["description"] != "golden container\n" { // W20: PVE's read-back form
 		return fmt.Errorf("description %q: want the template's, without the clone marker", c["description"])
 	}
 	for path, want := range posts {

@@ -88,7 +88,7 @@ func TestAccContainerCloneW14(t *testing.T) {
 			if c["hostname"] != "ct-clone" || c["cores"] != wantCores {
 				return fmt.Errorf("declared values not written: hostname=%q cores=%q", c["hostname"], c["cores"])
 			}
-			if c["memory"] != "1024" || c["description"] != "golden container" {
+			if c["memory"] != "1024" || c["description"] != "golden container\n" { // W20: PVE's read-back form
 				return fmt.Errorf("inherited values not kept: memory=%q description=%q", c["memory"], c["description"])
 			}
 			if !strings.Contains(c["mp0"], "mp=/srv") || c["rootfs"] == "" {

@@ -92,11 +92,10 @@ func (r *containerResource) RestoreForm(plan *containerModel, archive pveapi.Gue
 	return form, true
 }
 
-// FinishCreate sets what PVE refuses at create, and grows a volume whose
-// size is not whole MiB, which PVE rounds down at allocation, to the size
-// planned (W22).
+// FinishCreate grows a volume whose size is not whole MiB, which PVE
+// rounds down at allocation, to the size planned (W22).
 func (r *containerResource) FinishCreate(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	return r.setCreateFollowUp(ctx, node, vmid, plan, diags) && r.finishVolumes(ctx, node, vmid, plan, diags)
+	return r.finishVolumes(ctx, node, vmid, plan, diags)
 }
 
 // ApplyUpdate writes the config request and grows or moves the volumes.
@@ -158,20 +157,6 @@ func (r *containerResource) writeConfig(ctx context.Context, node string, vmid i
 	params.Set("digest", digest)
 	if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
 		r.addUpdateError(diags, err)
-		return false
-	}
-	return true
-}
-
-// setCreateFollowUp sets, right after the create or restore task, what PVE
-// refuses at create; it is never dropped (W39).
-func (r *containerResource) setCreateFollowUp(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	params := plan.createFollowUp()
-	if params == nil {
-		return true
-	}
-	if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
-		fwutil.AddAttributeAPIError(diags, path.Root("console").AtName("ttys"), "Unable To Set Container Console", err)
 		return false
 	}
 	return true

@@ -3,6 +3,7 @@ package lxc_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,8 +48,9 @@ func TestAccContainer_createOnlySecretsKeysAndTTYsW39(t *testing.T) {
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("password_wo"), knownvalue.Null()),
 				},
-				// W39: PVE 9.2 refuses tty at create; it is set right after.
-				Check: resource.ComposeTestCheckFunc(ct.record(), noSecretInState(testPassword),
+				// W39: PVE takes tty at create; it goes with the create
+				// request, not in a config update after it.
+				Check: resource.ComposeTestCheckFunc(ct.record(), noSecretInState(testPassword), ttySentAtCreate(tg, "4"),
 					ct.configHas(map[string]string{"tty": "4", "cmode": "console", "console": "1"}), func(*terraform.State) error {
 						if tg.Sim == nil {
 							return nil
@@ -170,4 +172,31 @@ func TestAccContainer_createRacesW13(t *testing.T) {
 			},
 		},
 	})
+}
+
+// ttySentAtCreate checks, W39, that the create request carried tty=want
+// and no config update set it afterwards.
+func ttySentAtCreate(tg *acctest.Target, want string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if tg.Sim == nil {
+			return nil
+		}
+		created := false
+		for _, rec := range tg.Sim.Requests() {
+			params := url.Values(rec.Params)
+			switch {
+			case rec.Method == "POST" && rec.Template == "/nodes/{node}/lxc":
+				if got := params.Get("tty"); got != want {
+					return fmt.Errorf("W39: create request tty = %q, want %q (%v)", got, want, rec.Params)
+				}
+				created = true
+			case rec.Method == "PUT" && rec.Template == "/nodes/{node}/lxc/{vmid}/config" && params.Has("tty"):
+				return fmt.Errorf("W39: tty set by a config update after create: %v", rec.Params)
+			}
+		}
+		if !created {
+			return fmt.Errorf("no create request recorded")
+		}
+		return nil
+	}
 }

@@ -126,8 +126,8 @@ func archiveMount(archive pveapi.GuestConfig, slot, storage string) (string, err
 	return wire.Drive{Storage: target, SizeGiB: float64(bytes) / float64(wire.GiB), Options: options}.CreateForm()
 }
 
-// ReconfigureRestore sets what PVE refuses at create (W39), then turns
-// the restored container into plan, keeping marker until it is complete.
+// ReconfigureRestore turns the restored container into plan, keeping
+// marker until it is complete.
 func (r *containerResource) ReconfigureRestore(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, marker string, diags *diag.Diagnostics) bool {
-	return r.setCreateFollowUp(ctx, node, vmid, plan, diags) && r.reconfigureInherited(ctx, node, vmid, plan, archiveOrigin, marker, diags)
+	return r.reconfigureInherited(ctx, node, vmid, plan, archiveOrigin, marker, diags)
 }

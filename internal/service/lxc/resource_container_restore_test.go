@@ -34,7 +34,7 @@ func archiveKept(tg *acctest.Target, wantCores string) resource.TestCheckFunc {
 		if c["cores"] != wantCores {
 			return fmt.Errorf("declared cores not written: %q", c["cores"])
 		}
-		if c["memory"] != "512" || c["description"] != "cache container" || c["features"] != "nesting=1" || c["tags"] != "cache" {
+		if c["memory"] != "512" || c["description"] != "cache container\n" || c["features"] != "nesting=1" || c["tags"] != "cache" {
 			return fmt.Errorf("archive values not kept: memory=%q description=%q features=%q tags=%q",
 				c["memory"], c["description"], c["features"], c["tags"])
 		}
@@ -273,7 +273,7 @@ func TestAccContainerRestoreLostAnswerW13(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if c["description"] != "cache container" {
+				if c["description"] != "cache container\n" { // W20: PVE's read-back form
 					return fmt.Errorf("description = %q: the marker was not removed", c["description"])
 				}
 				return nil

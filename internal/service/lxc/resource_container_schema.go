@@ -388,7 +388,7 @@ func consoleSchema() schema.SingleNestedAttribute {
 				Validators:          []validator.String{stringvalidator.OneOf(consoleModes...)},
 			},
 			"ttys": schema.Int64Attribute{
-				MarkdownDescription: "Number of ttys (`tty`), 0-6. PVE 9.2 refuses it at creation: the provider sets it right after.",
+				MarkdownDescription: "Number of ttys (`tty`), 0-6.",
 				Optional:            true,
 				Validators:          []validator.Int64{int64validator.Between(0, 6)},
 			},

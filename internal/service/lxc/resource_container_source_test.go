@@ -33,7 +33,7 @@ func TestAccContainerCloneSourceOnlyRecorded(t *testing.T) {
   cpu      = { cores = 3 }
 %s`, clone))
 	}
-	inherited := ct.configHas(map[string]string{"memory": "1024", "description": "golden container"})
+	inherited := ct.configHas(map[string]string{"memory": "1024", "description": "golden container\n"})
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
@@ -56,7 +56,7 @@ func TestAccContainerCloneSourceOnlyRecorded(t *testing.T) {
 			{
 				Config:           config("  memory = { size = 2048 }"),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.configHas(map[string]string{"memory": "2048", "description": "golden container"})),
+				Check:            resource.ComposeAggregateTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.configHas(map[string]string{"memory": "2048", "description": "golden container\n"})),
 			},
 		},
 	})

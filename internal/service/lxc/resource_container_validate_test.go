@@ -27,6 +27,8 @@ func TestAccContainer_badInputAtPlan(t *testing.T) {
 		{`vmid = 99`, []string{"vmid value must be between 100 and 999999999"}},
 		{`hostname = "db_1"`, []string{"must be a DNS name"}},
 		{`description = ""`, []string{"description string length must be between 1 and 8192"}},
+		{`description = "0"`, []string{"Description PVE Cannot Store", `PVE stores no description for "0"`}}, // W20
+		{`description = " \n"`, []string{"Description PVE Cannot Store"}},                                    // W20
 		{`tags = ["bad tag"]`, []string{"Invalid Tag", `"bad tag"`}},
 		{`pool = "a b"`, []string{"must be a pool id"}},
 		{`os_template = "local:iso/debian.iso"`, []string{"must be a container template volume"}},

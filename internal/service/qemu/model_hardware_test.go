@@ -78,6 +78,27 @@ func TestCheckPCIPlanRawDeviceW49(t *testing.T) {
 	}
 }
 
+// W49: a new disk imported from a file system path is root@pam's alone
+// (pve-storage check_volume_access); a volume id, a disk already made, or
+// root@pam itself plan without an issue.
+func TestCheckImportPathPlanW49(t *testing.T) {
+	t.Parallel()
+	fromPath := &vmModel{Disks: map[string]diskModel{"scsi0": {ImportFrom: types.StringValue("/var/tmp/disk.qcow2")}}}
+	fromVolume := &vmModel{Disks: map[string]diskModel{"scsi0": {ImportFrom: types.StringValue("local:import/disk.qcow2")}}}
+	if issues := checkImportPathPlan(nil, fromPath, "root@pam!tf"); len(issues) != 1 || issues[0].Warning {
+		t.Errorf("token: %v", issues)
+	}
+	if issues := checkImportPathPlan(nil, fromPath, "root@pam"); len(issues) != 0 {
+		t.Errorf("root@pam: %v", issues)
+	}
+	if issues := checkImportPathPlan(nil, fromVolume, "tf@pve!tf"); len(issues) != 0 {
+		t.Errorf("volume id: %v", issues)
+	}
+	if issues := checkImportPathPlan(fromPath, fromPath, "tf@pve!tf"); len(issues) != 0 {
+		t.Errorf("existing disk: %v", issues)
+	}
+}
+
 // W41: ms-cert is kept on the rewrite and never compared.
 func TestEFIDiskLiveFormKeepsMSCertW41(t *testing.T) {
 	t.Parallel()

@@ -372,3 +372,36 @@ func TestAccVMCloneAdoptsHalfMadeCloneW13(t *testing.T) {
 		}},
 	})
 }
+
+// W13: a clone onto a vmid another node's guest holds is accepted by PVE
+// (its check before the task looks at its own node only); the task fails.
+// The apply says the vmid is taken, records nothing, and the other guest
+// is untouched: a tainted state would have the next apply destroy it.
+func TestAccVMCloneOntoVMIDTakenOnAnotherNodeW13(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	needsSim(t, tg)
+	makeTemplate(t, tg, "pve1", "local-lvm")
+	other := createVMOutside(t, tg, "pve2", url.Values{"name": {"elsewhere"}})
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			config, err := tg.Client.QemuConfig(context.Background(), "pve2", other)
+			if err != nil {
+				return fmt.Errorf("the other node's VM %d: %w", other, err)
+			}
+			if config["name"] != "elsewhere" {
+				return fmt.Errorf("the other node's VM %d is now %q", other, config["name"])
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{{
+			Config: vmConfig(tg, fmt.Sprintf(`
+  node  = "pve1"
+  vmid  = %d
+  name  = "clone-onto-taken"
+  clone = { source_vmid = %d }
+`, other, templateVMID)),
+			ExpectError: errorLike("VMID Already In Use", fmt.Sprintf("VMID %d is held by another guest", other)),
+		}},
+	})
+}

@@ -268,17 +268,18 @@ func TestAccVM_importFromImageW25(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				// W25: created as STORAGE:0,import-from=...; the one with a
-				// size is grown afterwards (W22); the other keeps the
-				// image's size, which is not whole GiB.
+				// size is grown afterwards (W22); the other keeps the size
+				// of the disk the image holds (3G), not the image file's
+				// (332M).
 				Config: vmConfig(tg, disksBody("", fmt.Sprintf(`
     scsi0 = { storage = "local-lvm", import_from = %q, size = 4 }
     scsi1 = { storage = "local-lvm", import_from = %q }`, image, image))),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("4")),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("size"), knownvalue.StringExact("332M")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("size"), knownvalue.StringExact("3")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("import_from"), knownvalue.StringExact(image)),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.record(), diskSize(vm, "scsi0", "4G"), diskSize(vm, "scsi1", "332M"),
+				Check: resource.ComposeTestCheckFunc(vm.record(), diskSize(vm, "scsi0", "4G"), diskSize(vm, "scsi1", "3G"),
 					func(*terraform.State) error {
 						config, err := vm.config()
 						if err != nil {
@@ -305,6 +306,24 @@ func TestAccVM_importFromImageW25(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), vm.keeps("scsi1"), diskSize(vm, "scsi0", "4G")),
 			},
 		},
+	})
+}
+
+// W25, W22: a disk imported from an image has the size of the disk the
+// image holds (3G for the seeded cloud image, a 332M file); a declared
+// size below it would shrink the disk, which PVE cannot do: the apply
+// fails and says so.
+func TestAccVM_importBelowImageSizeFailsW25(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	vm := newVMRef(tg)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{{
+			Config: vmConfig(tg, disksBody("", `
+    scsi0 = { storage = "local-lvm", import_from = "local:import/debian-13-genericcloud-amd64.qcow2", size = 2 }`)),
+			ExpectError: errorLike("disk scsi0: the volume is 3 in PVE, larger than the planned 2; PVE cannot shrink a volume"),
+		}},
 	})
 }
 

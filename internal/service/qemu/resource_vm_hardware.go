@@ -53,8 +53,8 @@ func notedPCI(ctx context.Context, private privateGetter) []string {
 	return slots
 }
 
-// modifyHardwarePlan checks EFI disk, TPM state and PCI devices at plan
-// time, at create too (state is nil then), and marks the guest agent's
+// modifyHardwarePlan checks EFI disk, TPM state, PCI devices and disks
+// imported from a path at plan time, at create too (state is nil then), and marks the guest agent's
 // addresses unknown when an update may change them.
 func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state, plan *vmModel) {
 	if state != nil {
@@ -65,6 +65,7 @@ func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.Modify
 		principal = r.api.Client.Principal()
 	}
 	guestops.AddIssues(&resp.Diagnostics, checkPCIPlan(state, plan, principal, notedPCI(ctx, req.Private)))
+	guestops.AddIssues(&resp.Diagnostics, checkImportPathPlan(state, plan, principal))
 
 	if state != nil && plan.agentEnabled() && !req.Plan.Raw.Equal(req.State.Raw) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ipv4_addresses"), types.ListUnknown(types.StringType))...)
