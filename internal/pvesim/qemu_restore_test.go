@@ -126,3 +126,17 @@ func (e *env) createCTForRestore(t *testing.T, vmid string) {
 	t.Helper()
 	e.taskOK(t, e.postCT(t, vmid, []string{"rootfs", "local-lvm:1", "hostname", "old-ct"}))
 }
+
+// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn runs
+// check_protection($conf, $emsg) with $emsg "unable to restore VM N -", so
+// the text carries two dashes; the create lock goes, the VM stays.
+func TestQemuRestoreOverProtectedVM(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "208", "name", "old", "scsi0", "local-lvm:1", "protection", "1")
+	e.taskFails(t, e.postRestoreVM(t, "208", SeedQemuBackup, "force", "1"),
+		"unable to restore VM 208 - - protection mode enabled")
+	if cfg := e.vmConfig(t, "pve1", "208"); cfg["lock"] != "" || cfg["name"] != "old" {
+		t.Errorf("config after the failed restore = %v", cfg)
+	}
+}
