@@ -440,7 +440,9 @@ func vmstateStorage(cl *Cluster, g *Guest) string {
 	if st := g.Config["vmstatestorage"]; st != "" {
 		return st
 	}
-	var first string
+	// A file-based storage (one with a path) is preferred within each
+	// group: the last one wins, else the first storage seen.
+	var shared, local string
 	for _, key := range guestDrives(g.Config) {
 		d, ok := parseDrive(key, g.Config[key])
 		if !ok || d.isCDROM() {
@@ -450,17 +452,25 @@ func vmstateStorage(cl *Cluster, g *Guest) string {
 		if !found {
 			continue
 		}
-		if st := cl.Storage(storeID); st != nil && st.Shared {
-			return storeID
+		st := cl.Storage(storeID)
+		if st == nil {
+			continue
 		}
-		if first == "" {
-			first = storeID
+		dst := &local
+		if st.Shared {
+			dst = &shared
+		}
+		if *dst == "" || st.Config["path"] != "" {
+			*dst = storeID
 		}
 	}
-	if first == "" {
-		first = "local"
+	switch {
+	case shared != "":
+		return shared
+	case local != "":
+		return local
 	}
-	return first
+	return "local"
 }
 
 // qemu-server src/PVE/API2/Qemu.pm vm_resume and
