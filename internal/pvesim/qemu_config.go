@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -134,17 +135,16 @@ func (s *Sim) updateQemu(c *call) error {
 	return s.applyUpdate(c.cluster, req)
 }
 
-// taskError turns a parameter exception raised inside a worker into the
-// text the task ends with: the exception stringified with its errors.
-// pve-common src/PVE/Exception.pm stringify puts the exception's code
-// (raise_param_exc: 400) before the message, then one "param: text" line
-// per error.
+// taskError turns an exception raised inside a worker into the text the
+// task ends with. pve-common src/PVE/Exception.pm stringify puts the
+// exception's code (raise_param_exc: 400, raise_perm_exc: 403) before the
+// message, then one "param: text" line per error; a plain die has no code.
 func taskError(err error) error {
 	if err == nil {
 		return nil
 	}
 	ae := asAPIError(err)
-	if len(ae.params) == 0 {
+	if len(ae.params) == 0 && ae.status == http.StatusInternalServerError {
 		return err
 	}
 	var b strings.Builder
