@@ -159,6 +159,9 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 				_ = freeVolume(cl, req.node, volid)
 			}
 		}
+		// inferred: the container leaves its pool, as captured on a PVE 9.2
+		// node (W40); pve-container's create_vm shows no removal, so this
+		// comes from outside its Perl code.
 		if pool := cl.PoolOf(req.vmid); pool != "" {
 			cl.removePoolMember(pool, req.vmid)
 		}
