@@ -9,8 +9,8 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
-// (qemu-server src/PVE/API2/Qemu.pm create_vm extracts these.)
-// createControlParams are create_vm's parameters that are not config keys.
+// createControlParams are create_vm's parameters that are not config keys
+// (qemu-server src/PVE/API2/Qemu.pm create_vm extracts these).
 var createControlParams = map[string]bool{
 	"node": true, "vmid": true, "archive": true, "storage": true, "force": true, "unique": true,
 	"live-restore": true, "pool": true, "bwlimit": true, "start": true, "ha-managed": true,
