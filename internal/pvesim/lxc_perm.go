@@ -24,8 +24,9 @@ type ctModifyCheck struct {
 	unprivileged bool
 }
 
-// checkCTModifyPerm is check_ct_modify_config_perm. Keys are checked in
-// sorted order so that the first refusal is deterministic.
+// checkCTModifyPerm is check_ct_modify_config_perm (pve-container
+// src/PVE/LXC.pm). Keys are checked in sorted order so that the first
+// refusal is deterministic (PVE walks a hash: its order is random).
 func checkCTModifyPerm(c *call, m ctModifyCheck) error {
 	if isRootPam(c) {
 		return nil
@@ -147,18 +148,13 @@ func (m ctModifyCheck) checkFeatures(c *call, isDelete bool) error {
 	return nil
 }
 
-// checkTags stands in for assert_tag_permissions: changing the tag set
-// needs VM.Config.Options.
-func (m ctModifyCheck) checkTags(c *call, isDelete bool) error {
-	oldTags, _ := wire.ParseTags(m.oldConf["tags"])
-	var newTags []string
-	if !isDelete {
-		newTags, _ = wire.ParseTags(m.newConf["tags"])
-	}
-	if wire.SameTags(oldTags, newTags) {
-		return nil
-	}
-	return c.checkVMPerm(m.vmid, m.pool, "VM.Config.Options")
+// checkTags is pve-guest-common src/PVE/GuestHelpers.pm
+// assert_tag_permissions: VM.Config.Options on the VM (never the pool),
+// whether or not the tags change. The per-tag checks follow datacenter.cfg's
+// tag-style, whose default (free-form tags) allows every tag; the simulator
+// has no datacenter.cfg.
+func (m ctModifyCheck) checkTags(c *call, _ bool) error {
+	return c.checkVMPerm(m.vmid, "", "VM.Config.Options")
 }
 
 func isCTNetKey(key string) bool {
@@ -167,7 +163,9 @@ func isCTNetKey(key string) bool {
 }
 
 // checkBridgeAccess is check_bridge_access: SDN.Use on the bridge of the
-// default zone (on its VLAN, if tagged).
+// default zone (on its VLAN, if tagged) (pve-container src/PVE/LXC.pm
+// check_bridge_access, pve-access-control src/PVE/RPCEnvironment.pm
+// check_sdn_bridge).
 func checkBridgeAccess(c *call, key, raw string) error {
 	if raw == "" || isRootPam(c) {
 		return nil
@@ -183,7 +181,7 @@ func checkBridgeAccess(c *call, key, raw string) error {
 	return c.check(path, false, "SDN.Use")
 }
 
-// checkVolumeAccess is PVE::Storage::check_volume_access: the volume's
+// checkVolumeAccess is pve-storage src/PVE/Storage.pm check_volume_access: the volume's
 // content must be ctype ("rootdir" also takes images); then root@pam,
 // a Datastore.Allocate holder or the owner may use it; templates need
 // read access to the storage; another guest's backup needs
@@ -208,7 +206,7 @@ func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 		return nil
 	}
 	switch {
-	case info.vtype == "iso" || info.vtype == "vztmpl":
+	case info.vtype == "iso" || info.vtype == "vztmpl" || info.vtype == "import":
 		return c.check("/storage/"+sid, true, "Datastore.AllocateSpace", "Datastore.Audit")
 	case info.owner != 0 && info.owner == vmid:
 		return nil
@@ -223,5 +221,5 @@ func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 		}
 		return c.check("/vms/"+itoa(info.owner), false, "VM.Config.Disk")
 	}
-	return c.check("/storage/"+sid, false, "Datastore.Allocate")
+	return errorf("missing privileges to access %s", volid)
 }

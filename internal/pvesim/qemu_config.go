@@ -219,6 +219,14 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 		if err := checkModifyPerm(c, req.vmid, k); err != nil {
 			return nil, err
 		}
+		// qemu-server src/PVE/API2/Qemu.pm $updatefn calls pve-guest-common
+		// src/PVE/GuestHelpers.pm assert_tag_permissions for tags:
+		// VM.Config.Options on the VM, changed or not.
+		if k == "tags" && c.user.String() != "root@pam" {
+			if err := c.checkVMPerm(req.vmid, "", "VM.Config.Options"); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := checkStorageAccess(c, req.set, ""); err != nil {
 		return nil, err
