@@ -44,6 +44,8 @@ func checkCTModifyPerm(c *call, m ctModifyCheck) error {
 	return nil
 }
 
+// check is check_ct_modify_config_perm's $check for one option (pve-container
+// src/PVE/LXC.pm).
 func (m ctModifyCheck) check(c *call, opt string, isDelete bool) error {
 	switch {
 	case opt == "cores" || opt == "cpuunits" || opt == "cpulimit":

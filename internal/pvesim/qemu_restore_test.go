@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,9 +70,11 @@ func TestQemuRestoreRefusesDriveOverride(t *testing.T) {
 	if _, ok := e.sim.Guest(202); ok {
 		t.Fatal("a refused restore left a guest behind")
 	}
-	// A container archive fails in the task, as reading it as VMA does.
+	// A container archive fails in the task: qemu-server
+	// src/PVE/QemuServer.pm restore_tar_archive finds no qemu-server.conf.
 	e.taskFails(t, e.postRestoreVM(t, "203", SeedLXCBackup),
-		"archive '"+SeedLXCBackup+"' is a lxc backup and cannot be restored as a qemu")
+		"ERROR: file '/var/lib/vz/dump/"+strings.TrimPrefix(SeedLXCBackup, "local:backup/")+
+			"' does not look like a QemuServer vzdump backup")
 	// A failed restore is not cleaned up: the VM stays, empty and unlocked.
 	e.taskFails(t, e.postRestoreVM(t, "207", SeedQemuBackup, "live-restore", "1"),
 		"live-restore is only compatible with backup images from a Proxmox Backup Server")
