@@ -149,6 +149,8 @@ func uriUnescape(s string) string {
 
 // verifyToken checks an API token value "USER@REALM!TOKENID=SECRET". Every
 // failure answers the same text (PVE 9.2 unified it, W3).
+// pve-access-control src/PVE/AccessControl.pm verify_token, worded by pve-manager
+// PVE/HTTPServer.pm auth_handler ("Authentication failed!").
 func (a *authState) verifyToken(value string) (identity, error) {
 	i := strings.LastIndexByte(value, '=')
 	if i < 0 {
@@ -233,6 +235,8 @@ func (a *authState) sign(data string) []byte {
 // authenticate decides a request's identity before any handler runs, like
 // pveproxy's auth_handler. Only routes marked public go without credentials;
 // writes with ticket auth need the CSRF token of the ticket's user.
+// pve-manager PVE/HTTPServer.pm auth_handler ("No ticket", "Authentication failed!")
+// and pve-common src/PVE/Ticket.pm verify_csrf_prevention_token (CSRF text).
 func (s *Sim) authenticate(cr credentials, method string, public bool) (identity, error) {
 	if public {
 		return identity{}, nil

@@ -271,6 +271,8 @@ func (s *Sim) registerBackupRoutes() {
 // extractConfig is extractconfig: the volume must be a backup the caller
 // may read (VM.Backup on its owner), and present on the node; the answer
 // is the embedded config file's text.
+// pve-manager PVE/API2/VZDump.pm extractconfig (pve-storage src/PVE/Storage.pm
+// extract_vzdump_config, archive_info; abs_filesystem_path "can't find file").
 func extractConfig(c *call) (any, error) {
 	volid := c.str("volume")
 	if err := checkVolumeAccess(c, 0, volid, "backup"); err != nil {
@@ -298,6 +300,8 @@ func extractConfig(c *call) (any, error) {
 // archiveConfig is what a restore reads first (recover_config,
 // extract_vzdump_config): the archive's config, which must be of the
 // restoring guest's type.
+// pve-container src/PVE/LXC/Create.pm recover_config and pve-storage
+// src/PVE/Storage.pm archive_info, abs_filesystem_path.
 func archiveConfig(cl *Cluster, node, volid string, want GuestType) (map[string]string, error) {
 	v := cl.Volume(node, volid)
 	if v == nil || v.Content != "backup" {
@@ -308,8 +312,19 @@ func archiveConfig(cl *Cluster, node, volid string, want GuestType) (map[string]
 		return nil, errorf("ERROR: couldn't determine archive info from '%s'", volid)
 	}
 	if typ != want {
-		// PVE fails further in, reading the archive in the wrong format;
-		// the simulator names the mismatch.
+		if want == QEMU {
+			// qemu-server src/PVE/QemuServer.pm restore_tar_archive: a
+			// container's tar has no qemu-server.conf first.
+			path := volid
+			if st := cl.Storage(v.Storage); st != nil {
+				_, volname, _ := strings.Cut(volid, ":")
+				path = volumePath(st, "backup", volname)
+			}
+			return nil, errorf("ERROR: file '%s' does not look like a QemuServer vzdump backup", path)
+		}
+		// inferred: pve-container reads a VMA archive with tar
+		// (pve-storage extract_vzdump_config_tar), which fails with tar's
+		// own words; the simulator names the mismatch instead.
 		return nil, errorf("archive '%s' is a %s backup and cannot be restored as a %s", volid, typ, want)
 	}
 	return parseConfigText(v.BackupConfig), nil

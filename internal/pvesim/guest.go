@@ -6,6 +6,7 @@ package pvesim
 
 // lookupGuest is load_config for a vmid on a node: a guest that is not
 // there, or is of the other kind, is W12's missing config file.
+// pve-guest-common src/PVE/AbstractConfig.pm load_config
 func lookupGuest(cl *Cluster, typ GuestType, node string, vmid int) (*Guest, error) {
 	g := cl.Guests[vmid]
 	if g == nil || g.Type != typ || g.Node != node {

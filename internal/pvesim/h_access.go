@@ -25,6 +25,7 @@ func (s *Sim) registerAccessRoutes() {
 // createTicket is POST /access/ticket: a login with a password, or the
 // renewal of a still valid ticket passed as the password. Every failure is
 // the same 401, so that users cannot be enumerated.
+// pve-access-control src/PVE/API2/AccessControl.pm create_ticket
 func (s *Sim) createTicket(c *call) (any, error) {
 	user := c.str("username")
 	if realm, ok := c.param("realm"); ok {

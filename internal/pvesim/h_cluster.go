@@ -36,6 +36,7 @@ func (s *Sim) registerNodeRoutes() {
 // nextID is GET /cluster/nextid. PVE answers the id as a JSON string: it
 // has been used as a hash key, which makes Perl's JSON encoder quote it
 // (W5: decode leniently).
+// pve-manager PVE/API2/Cluster.pm nextid
 func nextID(c *call) (any, error) {
 	if v, ok := c.param("vmid"); ok {
 		id, _ := strconv.Atoi(v)

@@ -25,6 +25,7 @@ func (s *Sim) registerPoolRoutes() {
 	s.handle(http.MethodDelete, "/pools/{poolid}", route{perm: allocate, handle: deletePool})
 }
 
+// pve-manager PVE/API2/Pool.pm index
 func (s *Sim) listPools(c *call) (any, error) {
 	cl := c.cluster
 	id, one := c.param("poolid")
@@ -42,18 +43,19 @@ func (s *Sim) listPools(c *call) (any, error) {
 		}
 		return out, nil
 	}
+	// pve-manager PVE/API2/Pool.pm index: the Pool.Audit check for one
+	// pool is made with noerr and its result is not used, so a pool is
+	// read without it; only a missing pool is refused.
 	p := cl.Pools[id]
 	if p == nil {
 		return nil, errorf("pool '%s' does not exist", id)
-	}
-	if err := c.check("/pool/"+id, false, "Pool.Audit"); err != nil {
-		return nil, err
 	}
 	e := s.poolDetail(cl, p, c.str("type"))
 	e["poolid"] = id
 	return []map[string]any{e}, nil
 }
 
+// pve-manager PVE/API2/Pool.pm read_pool (index for one pool)
 func (s *Sim) readPool(c *call) (any, error) {
 	cl := c.cluster
 	p := cl.Pools[c.str("poolid")]
@@ -64,7 +66,8 @@ func (s *Sim) readPool(c *call) (any, error) {
 }
 
 // poolDetail is a pool with its members: guests that exist (of the wanted
-// type), then storages, with the answering node for node-local storage.
+// type), then storages, with the answering node for node-local storage
+// (pve-manager PVE/API2/Pool.pm index).
 func (s *Sim) poolDetail(cl *Cluster, p *Pool, typ string) map[string]any {
 	members := []map[string]any{}
 	for _, vmid := range p.sortedVMs() {
@@ -95,6 +98,7 @@ func (s *Sim) poolDetail(cl *Cluster, p *Pool, typ string) map[string]any {
 	return out
 }
 
+// pve-manager PVE/API2/Pool.pm create_pool
 func createPool(c *call) (any, error) {
 	cl := c.cluster
 	id := c.str("poolid")
@@ -213,7 +217,8 @@ func updatePool(c *call) (any, error) {
 }
 
 // deletePool removes an empty pool. Members that no longer exist (destroyed
-// guests, removed storages) do not count.
+// guests, removed storages) do not count (pve-manager PVE/API2/Pool.pm
+// delete_pool; it checks sub-pools, then guests, then storages).
 func deletePool(c *call) (any, error) {
 	cl := c.cluster
 	fail := func(err error) error { return wrapLockError("delete pool failed", err) }
@@ -221,6 +226,11 @@ func deletePool(c *call) (any, error) {
 	p := cl.Pools[id]
 	if p == nil {
 		return nil, fail(errorf("pool '%s' does not exist", id))
+	}
+	for _, other := range cl.sortedPoolIDs() {
+		if strings.HasPrefix(other, id+"/") {
+			return nil, fail(errorf("pool '%s' is not empty (contains pool '%s')", id, other))
+		}
 	}
 	for _, vmid := range p.sortedVMs() {
 		if cl.Guests[vmid] != nil {
@@ -232,16 +242,12 @@ func deletePool(c *call) (any, error) {
 			return nil, fail(errorf("pool '%s' is not empty (contains storage '%s')", id, sid))
 		}
 	}
-	for _, other := range cl.sortedPoolIDs() {
-		if strings.HasPrefix(other, id+"/") {
-			return nil, fail(errorf("pool '%s' is not empty (contains pool '%s')", id, other))
-		}
-	}
 	delete(cl.Pools, id)
 	return nil, nil
 }
 
-// wrapLockError is lock_user_config's die "$errmsg: $err". The
+// wrapLockError is pve-access-control src/PVE/AccessControl.pm
+// lock_user_config's die "$errmsg: $err". The
 // interpolation stringifies a PVE::Exception as "CODE text", so even a
 // permission failure inside the lock reaches the client as a 500.
 func wrapLockError(prefix string, err error) error {

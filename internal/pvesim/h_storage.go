@@ -30,6 +30,7 @@ func (s *Sim) registerStorageRoutes() {
 }
 
 // storageConfig is the API view of a storage.cfg entry (api_storage_config).
+// pve-storage src/PVE/API2/Storage/Config.pm (api_storage_config)
 func storageConfig(st *Storage) map[string]any {
 	out := map[string]any{"storage": st.ID, "type": st.Type, "content": st.contentString(), "digest": configDigest}
 	for k, v := range st.Config {
@@ -52,6 +53,7 @@ func storageConfig(st *Storage) map[string]any {
 // configDigest stands in for the SHA1 of storage.cfg.
 const configDigest = "5f7c4f4c0e4a3b3d2f7e0c9a1b6d8e2f4a1c3b5d"
 
+// pve-storage src/PVE/API2/Storage/Config.pm index
 func listStorageConfig(c *call) (any, error) {
 	out := []map[string]any{}
 	for _, st := range c.cluster.Storages {
@@ -66,6 +68,7 @@ func listStorageConfig(c *call) (any, error) {
 	return out, nil
 }
 
+// pve-storage src/PVE/API2/Storage/Config.pm read (storage_config)
 func readStorageConfig(c *call) (any, error) {
 	st := c.cluster.Storage(c.str("storage"))
 	if st == nil {
@@ -77,6 +80,7 @@ func readStorageConfig(c *call) (any, error) {
 // storageInfo is storage_info for one storage on one node: a storage that
 // is disabled or not available on the node is listed inactive with zero
 // sizes.
+// pve-storage src/PVE/Storage.pm storage_info
 func storageInfo(cl *Cluster, st *Storage, node string) map[string]any {
 	enabled := !st.Disabled && st.availableOn(node)
 	var total, used int64
@@ -107,6 +111,7 @@ func wantsContent(st *Storage, node, filter string) bool {
 	return false
 }
 
+// pve-storage src/PVE/API2/Storage/Status.pm index
 func nodeStorageIndex(c *call) (any, error) {
 	cl := c.cluster
 	node := c.str("node")
@@ -147,6 +152,7 @@ func nodeStorageIndex(c *call) (any, error) {
 	return out, nil
 }
 
+// pve-storage src/PVE/API2/Storage/Status.pm read_status
 func storageStatus(c *call) (any, error) {
 	st := c.cluster.Storage(c.str("storage"))
 	if st == nil {
@@ -159,6 +165,8 @@ func storageStatus(c *call) (any, error) {
 
 // usableStorage is storage_check_enabled: the storage exists, is enabled
 // and is available on the node.
+// pve-storage src/PVE/Storage.pm storage_check_enabled, storage_check_node and
+// storage_config.
 func usableStorage(cl *Cluster, id, node string) (*Storage, error) {
 	st := cl.Storage(id)
 	if st == nil {
@@ -175,6 +183,7 @@ func usableStorage(cl *Cluster, id, node string) (*Storage, error) {
 
 // storageContent is GET .../content: the volumes of the storage instance
 // the node sees, optionally of one content type or one owner.
+// pve-storage src/PVE/API2/Storage/Content.pm index
 func storageContent(c *call) (any, error) {
 	node := c.str("node")
 	st, err := usableStorage(c.cluster, c.str("storage"), node)

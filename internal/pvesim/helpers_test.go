@@ -157,7 +157,9 @@ func (e *env) do(req *http.Request) (*answer, error) {
 		proto:  resp.ProtoMajor,
 		closed: resp.Close,
 	}
-	if len(raw) > 0 {
+	// pveproxy's own errors carry their text as a plain body, without a
+	// Content-Type (pve-http-server src/PVE/APIServer/AnyEvent.pm error).
+	if len(raw) > 0 && resp.Header.Get("Content-Type") != "" {
 		var env struct {
 			Data    json.RawMessage   `json:"data"`
 			Message string            `json:"message"`

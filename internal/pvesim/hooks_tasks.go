@@ -126,6 +126,9 @@ func (s *Sim) doomTask(t *Task) bool {
 // create or clone leaves no guest, config or volume behind, and a failed
 // resize, move, migrate, destroy or start leaves the guest as it was. The
 // exit status carries the worker's own prefix.
+// The prefixes are the workers' own: qemu-server src/PVE/API2/Qemu.pm create_vm
+// ("$emsg $err"), pve-container src/PVE/API2/LXC.pm create_vm, and clone_vm of
+// both ("clone failed: $err").
 func (s *Sim) failTask(t *Task) error {
 	if t.undo != nil {
 		t.undo.restore(s.cluster)

@@ -26,8 +26,13 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 	cl := c.cluster
 	node, vmid, newid := c.str("node"), c.intParam("vmid", 0), c.intParam("newid", 0)
 	pool, target, storage := c.str("pool"), c.str("target"), c.str("storage")
+	// pve-container src/PVE/API2/LXC.pm clone_vm permissions: an 'or' of
+	// /vms/{newid} and /pool/{pool}; when both fail pve-access-control
+	// src/PVE/RPCEnvironment.pm exec_api2_perm_check raises a bare
+	// raise_perm_exc(). The pool, node and storage checks follow as in
+	// clone_vm (check_pool_exist, check_node_exists, storage_check_enabled).
 	if !c.can("/vms/"+itoa(newid), false, "VM.Allocate") && (pool == "" || !c.can("/pool/"+pool, false, "VM.Allocate")) {
-		return nil, permError("/vms/" + itoa(newid) + ", VM.Allocate")
+		return nil, permError("")
 	}
 	if pool != "" && cl.Pools[pool] == nil {
 		return nil, permError("pool '" + pool + "' does not exist")
@@ -56,6 +61,10 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	// pve-container src/PVE/API2/LXC.pm clone_vm: set_lock (pve-guest-common
+	// src/PVE/AbstractConfig.pm set_lock runs check_lock), then
+	// create_and_lock_config for newid (pve-cluster src/PVE/Cluster.pm
+	// check_vmid_unused).
 	if err := src.CheckLock(); err != nil {
 		return nil, err
 	}
@@ -82,6 +91,7 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 			if g := cl.Guests[newid]; g != nil && g.Lock() == "create" {
 				cl.RemoveGuest(newid)
 			}
+			// pve-container src/PVE/API2/LXC.pm clone_vm $realcmd
 			return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 		}
 		return nil
@@ -92,6 +102,8 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 // planCTClone is clone_vm's walk over the source config: every mount point
 // must be a volume the caller may allocate on; NICs get new MACs; the rest
 // is copied, except unusedN, the template flag and pending changes.
+// pve-container src/PVE/API2/LXC.pm clone_vm (the eval after the locks);
+// parse_lxc_network (pve-container src/PVE/LXC/Config.pm) sets type=veth.
 func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]string, error) {
 	cl := c.cluster
 	if plan.storage != "" && !plan.full {
@@ -138,7 +150,7 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 				return nil, err
 			}
 			if plan.full && src.Status == "running" && snapName == "" {
-				return nil, errorf("Cannot do full clones on a running container without snapshots")
+				return nil, errorf("Full clone of a running container is only possible from a snapshot")
 			}
 			if !plan.full && snapName != "" && !volumeCloneFromSnapshot(cl, mp.volume()) {
 				return nil, errorf("Linked clone feature for '%s' is not available", mp.volume())
@@ -162,6 +174,8 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 			newConf[opt] = value
 		}
 	}
+	// pve-container src/PVE/API2/LXC.pm clone_vm: a target needs shared volumes;
+	// the new config carries lock: create, hostname and description.
 	if plan.target != "" && !shared {
 		return nil, errorf("can't clone CT to node '%s' (CT uses local storage)", plan.target)
 	}
@@ -178,6 +192,8 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 
 // ctLinkedCloneable is volume_has_feature('clone') for the raw and subvol
 // formats a container volume may have: a base volume on a thin storage.
+// pve-storage src/PVE/Storage.pm volume_has_feature with
+// valid_target_formats raw and subvol, as clone_vm asks.
 func ctLinkedCloneable(cl *Cluster, volid string) bool {
 	st, info, err := parseVolume(cl, volid)
 	if err != nil || !info.isBase {
@@ -190,6 +206,7 @@ func ctLinkedCloneable(cl *Cluster, volid string) bool {
 // (full) or cloned from its base (linked), then the container joins its
 // pool, loses "lock: create" and moves to the target node if one was
 // given.
+// pve-container src/PVE/API2/LXC.pm clone_vm $realcmd and $lock_and_reload.
 func (s *Sim) runCTClone(cl *Cluster, t *Task, plan *ctClonePlan) error {
 	g := cl.Guests[plan.newid]
 	if g == nil || g.Lock() != "create" {

@@ -10,6 +10,8 @@ import (
 // PVE::API2::LXC::Config update_vm and PVE::LXC::Config update_pct_config.
 // Applying [pve:pending] is in lxc_pending.go.
 
+// pve-container src/PVE/API2/LXC/Config.pm vm_config; a missing snapshot is
+// pve-guest-common src/PVE/AbstractConfig.pm load_snapshot_config.
 func getLXCConfig(c *call) (any, error) {
 	if c.str("snapshot") != "" && c.boolParam("current") {
 		msg := "cannot use 'snapshot' parameter with 'current'"
@@ -32,6 +34,7 @@ func getLXCConfig(c *call) (any, error) {
 	return out, nil
 }
 
+// pve-container src/PVE/API2/LXC/Config.pm vm_pending
 func getLXCPending(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
 	if err != nil {
@@ -49,6 +52,8 @@ type ctUpdate struct {
 
 // updateLXC is update_vm: it answers null, or PVE's error with nothing
 // changed.
+// pve-container src/PVE/API2/LXC/Config.pm update_vm (check_lock, then
+// pve-common src/PVE/Tools.pm assert_if_modified, then the permission checks).
 func (s *Sim) updateLXC(c *call) (any, error) {
 	req := &ctUpdate{set: map[string]string{}}
 	for k, v := range c.params {
@@ -90,6 +95,7 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 }
 
 // checkLists is update_vm's checks of the revert and delete lists (W16).
+// pve-container src/PVE/API2/LXC/Config.pm update_vm
 func (req *ctUpdate) checkLists() error {
 	for _, opt := range req.reverts {
 		if !lxcOptionExists(opt) {
@@ -119,6 +125,10 @@ func (req *ctUpdate) checkLists() error {
 // the result only when nothing failed, as update_vm writes the config only
 // then. Volumes made on the way are freed again on failure, and volumes
 // the update drops are freed only when it is kept.
+// pve-container src/PVE/API2/LXC/Config.pm update_vm: the config is written
+// only when update_pct_config returned; hotplug errors are raised as one
+// parameter exception (pve-container src/PVE/LXC/Config.pm
+// vmconfig_hotplug_pending, vmconfig_apply_pending).
 func (s *Sim) applyCTUpdate(cl *Cluster, g *Guest, req *ctUpdate) error {
 	work := g.clone()
 	job := &ctJob{s: s, cl: cl, g: &work}
@@ -161,6 +171,8 @@ func (j *ctJob) commit() {
 // update is update_pct_config: reverts, deletions and new values go to
 // [pve:pending], then what this request changed is applied, live on a
 // running container as far as pve-container can.
+// pve-container src/PVE/LXC/Config.pm update_pct_config; protection texts
+// are pve-guest-common src/PVE/AbstractConfig.pm check_protection.
 func (j *ctJob) update(req *ctUpdate) (map[string]string, error) {
 	g := j.g
 	for _, opt := range req.reverts {
@@ -216,6 +228,9 @@ func (j *ctJob) update(req *ctUpdate) (map[string]string, error) {
 
 // checkMountValue is update_pct_config's check of a new rootfs or mpN:
 // no protection, and a volume on a storage that takes container data.
+// pve-container src/PVE/LXC/Config.pm update_pct_config ($check_content_type;
+// a storage id that is not configured dies in pve-storage src/PVE/Storage.pm
+// storage_config).
 func (j *ctJob) checkMountValue(opt, value string) error {
 	if j.g.Config["protection"] == "1" {
 		return errorf("can't update CT %d drive '%s' - protection mode enabled", j.g.VMID, opt)
@@ -242,6 +257,7 @@ func (j *ctJob) checkMountValue(opt, value string) error {
 }
 
 // normalizedTags is get_unique_tags: PVE's tag form (W19).
+// pve-guest-common src/PVE/GuestHelpers.pm get_unique_tags
 func normalizedTags(value string) string {
 	return pvegrammar.UniqueTags(value)
 }

@@ -31,6 +31,8 @@ type ctCreate struct {
 // vmid reservation answer synchronously; the vmid is then held with "lock:
 // create" (W10, W11: nameless while the task runs) and the vzcreate task
 // allocates the volumes, unpacks the template and writes the config.
+// pve-container src/PVE/API2/LXC.pm create_vm; a taken vmid dies in
+// create_and_lock_config with the "$emsg" prefix.
 func (s *Sim) createLXC(c *call) (any, error) {
 	if c.boolParam("restore") {
 		return s.restoreLXC(c)
@@ -50,6 +52,10 @@ func (s *Sim) createLXC(c *call) (any, error) {
 }
 
 // checkCTCreate is create_vm up to create_and_lock_config, in PVE's order.
+// pve-container src/PVE/API2/LXC.pm create_vm (before create_and_lock_config):
+// check_vmid_unused (pve-cluster src/PVE/Cluster.pm), validate_ssh_public_keys,
+// check_pool_exist and the VM.Allocate checks (raise_perm_exc() bare), the
+// mount point walk and $check_and_activate_storage.
 func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 	cl := c.cluster
 	req := &ctCreate{
@@ -117,6 +123,9 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 			req.conf[k] = v
 		}
 	}
+	// pve-container src/PVE/API2/LXC.pm create_vm: the mount point walk; a
+	// volume id without storage dies in pve-storage src/PVE/Storage.pm
+	// parse_volume_id.
 	if len(req.mounts) > 0 && req.mounts["rootfs"] == "" {
 		return nil, errorf("mount points configured, but 'rootfs' not set - aborting")
 	}
@@ -155,6 +164,7 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 var bareDiskSize = regexp.MustCompile(`^\d+(\.\d+)?$`)
 
 // checkRootdirStorage is create_vm's $check_and_activate_storage.
+// pve-container src/PVE/API2/LXC.pm create_vm $check_and_activate_storage
 func checkRootdirStorage(c *call, sid, node string) error {
 	st, err := usableStorage(c.cluster, sid, node)
 	if err != nil {
@@ -168,6 +178,7 @@ func checkRootdirStorage(c *call, sid, node string) error {
 
 // checkPublicKeyLines is validate_ssh_public_keys: every non-blank line
 // must be a public key.
+// pve-common src/PVE/Tools.pm validate_ssh_public_keys
 func checkPublicKeyLines(keys string) error {
 	for _, line := range strings.Split(keys, "\n") {
 		if strings.TrimSpace(line) == "" {
@@ -184,6 +195,8 @@ func checkPublicKeyLines(keys string) error {
 // values, in place: DNS lists joined, tags normalised, NICs checked and
 // printed with type and MAC (W38), cpuunits clamped. old is the config the
 // values apply to (nil at create).
+// pve-container src/PVE/LXC/Config.pm update_pct_config (add/change loop);
+// cpuunits: pve-common src/PVE/CGroup.pm clamp_cpu_shares.
 func (s *Sim) normalizeCTParams(set, old map[string]string) error {
 	for _, k := range sortedKeys(set) {
 		v := set[k]
@@ -205,8 +218,11 @@ func (s *Sim) normalizeCTParams(set, old map[string]string) error {
 			if mtu, err := strconv.Atoi(n["mtu"]); err == nil && mtu > bridgeMTU {
 				return errorf("%s: MTU size '%d' is bigger than bridge MTU '%d'", k, mtu, bridgeMTU)
 			}
-			if n["link_down"] != "1" && old["ipmanagehost"] != "" && n["ip6"] == "auto" {
-				return errorf("%s: SLAAC is not supported with ipmanagehost", k)
+			// pve-container src/PVE/LXC/Config.pm update_pct_config: SLAAC
+			// is refused on a NIC whose addresses the host manages (its
+			// own host-managed flag, a boolean of PVE's property strings).
+			if !ctNetFlag(n["link_down"]) && ctNetFlag(n["host-managed"]) && n["ip6"] == "auto" {
+				return errorf("%s: SLAAC is not supported for host-managed network configuration.", k)
 			}
 			nv, err := s.normalizeCTNet(k, v)
 			if err != nil {
@@ -218,11 +234,23 @@ func (s *Sim) normalizeCTParams(set, old map[string]string) error {
 	return nil
 }
 
+// ctNetFlag reads a boolean of a NIC property string as pve-common
+// src/PVE/JSONSchema.pm check_type does: 1, on, yes or true, any case.
+func ctNetFlag(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "on", "yes", "true":
+		return true
+	}
+	return false
+}
+
 // finishCTCreate is the vzcreate worker: allocate the volumes, unpack the
 // template (ostemplate is not kept, W35), detect the OS, set the defaults,
 // write the config, set root's password and keys, join the pool and start
 // the container if asked. A failure frees what it made and removes the
 // reserved config.
+// pve-container src/PVE/API2/LXC.pm create_vm $code: the defaults
+// (hostname CT$vmid, memory 512, swap 512) and "$emsg $err" on failure.
 func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 	g := cl.Guests[req.vmid]
 	if g == nil || g.Node != req.node || g.Lock() != "create" {
@@ -259,6 +287,9 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 		return fail(err)
 	}
 	t.Log("extracting archive '%s'", req.ostemplate)
+	// inferred: PVE::LXC::Setup detects the distribution and architecture
+	// from the unpacked root filesystem (pve-container src/PVE/LXC/Setup.pm);
+	// the simulator has no files, so the template's name and amd64 stand in.
 	if _, ok := conf["ostype"]; !ok {
 		conf["ostype"] = detectOSType(req.ostemplate)
 	}
@@ -302,6 +333,7 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 // createMountPoint is create_disks for one mount point: a create form gets
 // a new volume (alloc_disk), anything else is printed as given. It returns
 // the value to store and the volume it made, if any.
+// pve-container src/PVE/LXC.pm create_disks (one mount point)
 func (s *Sim) createMountPoint(cl *Cluster, node string, vmid int, key, value string) (string, *Volume, error) {
 	mp, err := parseMountPoint(key, value)
 	if err != nil {
@@ -323,6 +355,7 @@ func (s *Sim) createMountPoint(cl *Cluster, node string, vmid int, key, value st
 
 // allocCTDisk is alloc_disk: a raw image on a storage with rootdir content
 // (a directory storage keeps it as a file, which is formatted ext4).
+// pve-container src/PVE/LXC.pm alloc_disk
 func (s *Sim) allocCTDisk(cl *Cluster, node string, vmid int, storeID string, size int64) (*Volume, error) {
 	st, err := usableStorage(cl, storeID, node)
 	if err != nil {
@@ -332,13 +365,17 @@ func (s *Sim) allocCTDisk(cl *Cluster, node string, vmid int, storeID string, si
 		return nil, errorf("content type 'rootdir' is not available or configured on storage '%s'", storeID)
 	}
 	if size == 0 {
-		return nil, errorf("size 0 (subvol) container volumes are not supported by the simulator")
+		return nil, errorf("size 0 (subvol) container volumes are not supported by the simulator") // not simulated: PVE makes a subvol here (pve-container src/PVE/LXC.pm alloc_disk)
 	}
 	return s.allocVolume(cl, allocation{storage: storeID, node: node, vmid: vmid, format: "raw", size: size, content: "rootdir"})
 }
 
 // checkTemplateArchive is what unpacking the ostemplate needs: the
 // volume exists on the node (activate_volumes), or a host file does.
+// The archive must exist for pve-container src/PVE/LXC/Create.pm restore_archive;
+// a path that is not there dies in pve-storage src/PVE/Storage.pm abs_filesystem_path.
+// A missing template volume fails the task as a captured PVE 6.2 answer
+// shows: "unable to create CT N - volume 'ID' does not exist".
 func checkTemplateArchive(cl *Cluster, node, volid string) error {
 	if strings.HasPrefix(volid, "/") {
 		return errorf("can't find file '%s'", volid)

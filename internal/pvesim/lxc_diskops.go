@@ -9,7 +9,9 @@ import (
 // Container volume operations: resize (W22) and move_volume (W23).
 
 // mountPointOf is parse_volume on the config value of key; a key the
-// config does not hold fails like parsing an empty string does.
+// config does not hold fails like parsing an empty string does
+// (pve-container src/PVE/LXC/Config.pm parse_volume through pve-common
+// src/PVE/JSONSchema.pm parse_property_string).
 func mountPointOf(g *Guest, key string) (mountPoint, error) {
 	value, ok := g.Config[key]
 	if !ok {
@@ -23,7 +25,9 @@ func mountPointOf(g *Guest, key string) (mountPoint, error) {
 }
 
 // resizeLXC is resize_vm. Unlike qemu-server, pve-container checks before
-// it forks: shrinking and the same size are refused synchronously.
+// it forks: shrinking and the same size are refused synchronously
+// (pve-container src/PVE/API2/LXC.pm resize_vm $load_and_check; the digest
+// text is pve-common src/PVE/Tools.pm assert_if_modified).
 func (s *Sim) resizeLXC(c *call) (any, error) {
 	node, vmid, disk, sizeStr := c.str("node"), c.intParam("vmid", 0), c.str("disk"), c.str("size")
 	cl := c.cluster
@@ -105,7 +109,8 @@ func (s *Sim) resizeLXC(c *call) (any, error) {
 }
 
 // moveLXCVolume is move_volume to another storage. The copy keeps the
-// data under a new volid; the source becomes unusedN unless delete=1.
+// data under a new volid; the source becomes unusedN unless delete=1
+// (pve-container src/PVE/API2/LXC.pm move_volume).
 // Moving a volume to another container (target-vmid) is not modelled.
 func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	_, hasTarget := c.param("target-vmid")
@@ -115,7 +120,7 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 		msg := "either set 'storage' or 'target-vmid', but not both"
 		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
 	case hasTarget:
-		return nil, errorf("moving a volume to another container ('target-vmid') is not supported by the simulator")
+		return nil, errorf("moving a volume to another container ('target-vmid') is not supported by the simulator") // not simulated: volume reassign
 	case storage == "":
 		msg := "both 'storage' and 'target-vmid' missing, either needs to be set"
 		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
@@ -160,7 +165,7 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 		}
 		old := mp.volume()
 		if !mp.isVolume() {
-			return errorf("cannot copy %s mount point '%s'", mp.kind(), key)
+			return errorf("cannot copy volumes of type %s", mp.kind()) // pve-container src/PVE/LXC.pm copy_volume
 		}
 		size := mp.sizeBytes()
 		if size == 0 {

@@ -11,6 +11,8 @@ import (
 
 // ctDestroyChecks are destroy_vm's $early_checks, run before and again
 // inside the task.
+// pve-container src/PVE/API2/LXC.pm destroy_vm $early_checks; the texts are
+// pve-guest-common src/PVE/AbstractConfig.pm check_protection and check_lock.
 func ctDestroyChecks(g *Guest) error {
 	if g.Config["protection"] == "1" {
 		return errorf("can't remove CT %d - protection mode enabled", g.VMID)
@@ -18,6 +20,8 @@ func ctDestroyChecks(g *Guest) error {
 	return g.CheckLock()
 }
 
+// pve-container src/PVE/API2/LXC.pm destroy_vm ($running_error_msg, the forced
+// stop warning, the purge line).
 func (s *Sim) destroyLXC(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
 	if err != nil {
@@ -62,6 +66,7 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 // of the container's mount points and unusedN that it owns are freed (a
 // bind mount's host path is never touched), with destroy-unreferenced-
 // disks every image it owns.
+// pve-container src/PVE/LXC.pm destroy_lxc_container
 func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) error {
 	if !skiplock {
 		if err := g.CheckLock(); err != nil {
@@ -98,6 +103,7 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 // UPID (W9, W17); the simulator runs that worker at once, so the change
 // has happened when the answer arrives. A failure shows only in the
 // task.
+// pve-container src/PVE/API2/LXC.pm template
 func (s *Sim) templateLXC(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
 	if err != nil {
@@ -131,6 +137,7 @@ func (s *Sim) templateLXC(c *call) (any, error) {
 // ctTemplateCreate is template_create: every mount point needs the
 // storage's template feature (a bind mount has none), then each volume is
 // renamed from "vm-" to "base-" (W17).
+// pve-container src/PVE/LXC.pm template_create (volume_has_feature 'template').
 func ctTemplateCreate(cl *Cluster, g *Guest) error {
 	keys := mountKeys(g.Config)
 	mps := map[string]mountPoint{}
@@ -157,6 +164,10 @@ func ctTemplateCreate(cl *Cluster, g *Guest) error {
 	return nil
 }
 
+// pve-container src/PVE/API2/LXC.pm migrate_vm; the worker is
+// pve-container src/PVE/LXC/Migrate.pm prepare and phase1 under
+// pve-guest-common src/PVE/AbstractMigrate.pm migrate ("migration aborted",
+// "migration problems").
 func (s *Sim) migrateLXC(c *call) (any, error) {
 	cl := c.cluster
 	node, target := c.str("node"), c.str("target")
@@ -193,6 +204,9 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 		if g == nil || g.Type != LXC || g.Node != node {
 			return errorf("Configuration file '%s' does not exist", configPath(node, LXC, vmid))
 		}
+		// pve-guest-common src/PVE/AbstractMigrate.pm migrate: a failure in
+		// prepare or phase1 logs and dies "migration aborted", a failure after
+		// the move "migration problems".
 		abort := func(err error) error {
 			if !lockedBefore {
 				cl.UnlockGuest(vmid, "migrate")
@@ -248,6 +262,7 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 // take container data and, when it is shared, be available on the target;
 // the volumes on node-local storage are returned, to move with the
 // container under the same volids.
+// pve-container src/PVE/LXC/Migrate.pm prepare
 func ctLocalVolumes(cl *Cluster, g *Guest, target string, smap *storageMap) ([]string, error) {
 	var local []string
 	for _, key := range ctVolumeKeys(g.Config) {
@@ -295,6 +310,7 @@ func ctLocalVolumes(cl *Cluster, g *Guest, target string, smap *storageMap) ([]s
 
 // lxcMigratePrecondition is migrate_vm_precondition: whether the
 // container runs and which nodes it may go to.
+// pve-container src/PVE/API2/LXC.pm migrate_vm_precondition
 func lxcMigratePrecondition(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
 	if err != nil {

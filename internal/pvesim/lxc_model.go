@@ -86,6 +86,8 @@ type mountPoint map[string]string
 
 // parseMountPoint is parse_volume: the property string of the key's format;
 // rootfs is mounted at "/".
+// pve-container src/PVE/LXC/Config.pm parse_volume (pve-common
+// src/PVE/JSONSchema.pm parse_property_string words the errors).
 func parseMountPoint(key, value string) (mountPoint, error) {
 	props, msg := lxcConfigMethod().PropertyString(key, value)
 	if msg != "" {
@@ -208,6 +210,7 @@ func writeCTConfig(g *Guest) {
 }
 
 // addCTUnused is AbstractConfig::add_unused_volume, with its own text.
+// pve-guest-common src/PVE/AbstractConfig.pm add_unused_volume
 func addCTUnused(cfg map[string]string, volid string) (string, error) {
 	key, err := addUnused(cfg, volid)
 	if err != nil {
@@ -238,6 +241,7 @@ func rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
 
 // normalizeCTNet is parse_lxc_network followed by print_lxc_network: the
 // NIC is a veth, and one without a MAC gets a generated one (W38).
+// pve-container src/PVE/LXC/Config.pm parse_lxc_network, print_lxc_network
 func (s *Sim) normalizeCTNet(key, value string) (string, error) {
 	n, msg := lxcConfigMethod().PropertyString(key, value)
 	if msg != "" {
@@ -264,6 +268,7 @@ func printCTNet(n map[string]string) string {
 
 // parseFeatures is parse_features: the keys the features string sets,
 // booleans as 1/0; an empty string sets none.
+// pve-container src/PVE/LXC/Config.pm parse_features
 func parseFeatures(value string) (map[string]string, error) {
 	if value == "" {
 		return map[string]string{}, nil

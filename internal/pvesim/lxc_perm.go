@@ -24,8 +24,9 @@ type ctModifyCheck struct {
 	unprivileged bool
 }
 
-// checkCTModifyPerm is check_ct_modify_config_perm. Keys are checked in
-// sorted order so that the first refusal is deterministic.
+// checkCTModifyPerm is check_ct_modify_config_perm (pve-container
+// src/PVE/LXC.pm). Keys are checked in sorted order so that the first
+// refusal is deterministic (PVE walks a hash: its order is random).
 func checkCTModifyPerm(c *call, m ctModifyCheck) error {
 	if isRootPam(c) {
 		return nil
@@ -43,6 +44,8 @@ func checkCTModifyPerm(c *call, m ctModifyCheck) error {
 	return nil
 }
 
+// check is check_ct_modify_config_perm's $check for one option (pve-container
+// src/PVE/LXC.pm).
 func (m ctModifyCheck) check(c *call, opt string, isDelete bool) error {
 	switch {
 	case opt == "cores" || opt == "cpuunits" || opt == "cpulimit":
@@ -148,15 +151,12 @@ func (m ctModifyCheck) checkFeatures(c *call, isDelete bool) error {
 }
 
 // checkTags is pve-guest-common src/PVE/GuestHelpers.pm
-// assert_tag_permissions, called by pve-container src/PVE/LXC.pm
-// check_ct_modify_config_perm for "tags": VM.Config.Options is checked
-// whenever tags are set or deleted, even to the same list. Its per-tag
-// checks only refuse tags that datacenter.cfg registers or does not allow
-// (user-tag-access, registered-tags); the simulator keeps datacenter.cfg's
-// defaults (user-allow=free, no registered tags), under which every tag
-// passes.
+// assert_tag_permissions: VM.Config.Options on the VM (never the pool),
+// whether or not the tags change. The per-tag checks follow datacenter.cfg's
+// tag-style, whose default (free-form tags) allows every tag; the simulator
+// has no datacenter.cfg.
 func (m ctModifyCheck) checkTags(c *call) error {
-	return c.checkVMPerm(m.vmid, m.pool, "VM.Config.Options")
+	return c.checkVMPerm(m.vmid, "", "VM.Config.Options")
 }
 
 func isCTNetKey(key string) bool {
@@ -164,7 +164,9 @@ func isCTNetKey(key string) bool {
 }
 
 // checkBridgeAccess is check_bridge_access: SDN.Use on the bridge of the
-// default zone (on its VLAN, if tagged).
+// default zone (on its VLAN, if tagged) (pve-container src/PVE/LXC.pm
+// check_bridge_access, pve-access-control src/PVE/RPCEnvironment.pm
+// check_sdn_bridge).
 func checkBridgeAccess(c *call, key, raw string) error {
 	if raw == "" || isRootPam(c) {
 		return nil
@@ -180,7 +182,7 @@ func checkBridgeAccess(c *call, key, raw string) error {
 	return c.check(path, false, "SDN.Use")
 }
 
-// checkVolumeAccess is PVE::Storage::check_volume_access: the volume's
+// checkVolumeAccess is pve-storage src/PVE/Storage.pm check_volume_access: the volume's
 // content must be ctype ("rootdir" also takes images); then root@pam,
 // a Datastore.Allocate holder or the owner may use it; templates need
 // read access to the storage; another guest's backup needs
@@ -205,7 +207,7 @@ func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 		return nil
 	}
 	switch {
-	case info.vtype == "iso" || info.vtype == "vztmpl":
+	case info.vtype == "iso" || info.vtype == "vztmpl" || info.vtype == "import":
 		return c.check("/storage/"+sid, true, "Datastore.AllocateSpace", "Datastore.Audit")
 	case info.owner != 0 && info.owner == vmid:
 		return nil
@@ -220,5 +222,5 @@ func checkVolumeAccess(c *call, vmid int, volid, ctype string) error {
 		}
 		return c.check("/vms/"+itoa(info.owner), false, "VM.Config.Disk")
 	}
-	return c.check("/storage/"+sid, false, "Datastore.Allocate")
+	return errorf("missing privileges to access %s", volid)
 }

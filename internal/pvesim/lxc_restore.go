@@ -21,12 +21,14 @@ import (
 
 // restoresOver tells whether a restore may overwrite old: restore=1 and
 // force=1 on the container's own node.
+// pve-container src/PVE/API2/LXC.pm create_vm ($same_container_exists && $restore && $force)
 func restoresOver(c *call, old *Guest) bool {
 	return c.boolParam("restore") && c.boolParam("force") && old.Type == LXC && old.Node == c.str("node")
 }
 
 // restoreByBackupPrivilege is create_vm's third way to the permission:
 // VM.Backup on a container a forced restore overwrites.
+// pve-container src/PVE/API2/LXC.pm create_vm
 func restoreByBackupPrivilege(c *call) bool {
 	vmid := c.intParam("vmid", 0)
 	old := c.cluster.Guests[vmid]
@@ -35,6 +37,7 @@ func restoreByBackupPrivilege(c *call) bool {
 
 // ostemplateContent is the content type ostemplate must have: a backup
 // for a restore, a template otherwise.
+// pve-container src/PVE/API2/LXC.pm create_vm (check_volume_access content type)
 func ostemplateContent(c *call) string {
 	if c.boolParam("restore") {
 		return "backup"
@@ -42,6 +45,10 @@ func ostemplateContent(c *call) string {
 	return "vztmpl"
 }
 
+// pve-container src/PVE/API2/LXC.pm create_vm: over an existing container
+// "can't overwrite running container" and check_protection($conf, "unable to
+// restore CT $vmid"), else check_vmid_unused; create_and_lock_config dies
+// with the "$emsg" prefix.
 func (s *Sim) restoreLXC(c *call) (any, error) {
 	req, err := s.checkCTCreate(c)
 	if err != nil {
@@ -87,6 +94,9 @@ type ctRestore struct {
 }
 
 // runCTRestore is the vzrestore worker.
+// pve-container src/PVE/API2/LXC.pm create_vm $code (restore): recover_config,
+// the Sys.Modify check of a privileged result, create_disks, then
+// destroy_lxc_container of the old volumes.
 func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 	emsg := "unable to restore CT " + itoa(req.vmid) + " - "
 	g := cl.Guests[req.vmid]
@@ -104,7 +114,9 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 		} else {
 			cl.UnlockGuest(req.vmid, "create")
 		}
-		return errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		// pve-container src/PVE/API2/LXC.pm create_vm: die "$emsg $err",
+		// the exception stringified with its code.
+		return errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(taskError(err)).message, "\n"))
 	}
 	t.Log("recovering backed-up configuration from '%s'", req.ostemplate)
 	orig, err := archiveConfig(cl, req.node, req.ostemplate, LXC)
@@ -146,6 +158,8 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 		}
 		conf[k] = value
 	}
+	// pve-container src/PVE/API2/LXC.pm create_vm: destroy_lxc_container with the
+	// create lock as replacement config.
 	if req.existed {
 		old := &Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: g.Config}
 		for _, key := range ctVolumeKeys(old.Config) {
@@ -157,6 +171,9 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 				_ = freeVolume(cl, req.node, volid)
 			}
 		}
+		// inferred: the container leaves its pool, as captured on a PVE 9.2
+		// node (W40); pve-container's create_vm shows no removal, so this
+		// comes from outside its Perl code.
 		if pool := cl.PoolOf(req.vmid); pool != "" {
 			cl.removePoolMember(pool, req.vmid)
 		}
@@ -171,6 +188,7 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 			// pve-container src/PVE/LXC/Create.pm restore_configuration:
 			// $rpcenv->warn, counted
 			t.Warn("skipping custom lxc options, restore manually as root:")
+		// pve-container src/PVE/LXC/Create.pm restore_configuration
 		case req.unique && isCTNetKey(k):
 			n, msg := lxcConfigMethod().PropertyString(k, orig[k])
 			if msg != "" {
@@ -187,6 +205,7 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 			}
 		}
 	}
+	// pve-container src/PVE/API2/LXC.pm create_vm $code (hostname, memory, swap).
 	// create_vm's defaults, for an archive without them.
 	if conf["hostname"] == "" {
 		conf["hostname"] = "CT" + itoa(req.vmid)
@@ -229,6 +248,7 @@ func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
 // point of the archive becomes a new volume of the recorded size on
 // storage; bind and device mount points are root@pam's and restored as
 // they were, after the data (delayed).
+// pve-container src/PVE/API2/LXC.pm create_vm ($storage_only_mode with restore).
 func archiveMounts(orig map[string]string, storage string, root bool) (mounts, delayed map[string]string, err error) {
 	mounts, delayed = map[string]string{}, map[string]string{}
 	if orig["rootfs"] == "" {

@@ -119,7 +119,9 @@ func TestW11CTRestoreLockedWhileRunning(t *testing.T) {
 
 // W49: a restore that ends up privileged (the archive's container was)
 // needs Sys.Modify on "/", checked in the task; the reserved container
-// goes again.
+// goes again. pve-container src/PVE/API2/LXC.pm create_vm dies "$emsg $err"
+// with the permission exception, which pve-common src/PVE/Exception.pm
+// stringify prefixes with its code.
 func TestCTRestorePrivilegedArchiveNeedsSysModify(t *testing.T) {
 	t.Parallel()
 	e := newCTEnv(t, Options{})
@@ -131,7 +133,7 @@ func TestCTRestorePrivilegedArchiveNeedsSysModify(t *testing.T) {
 	e.sim.SetPrivileges(testTokenUser, "VM.Allocate", "VM.Backup", "Datastore.Allocate", "Datastore.AllocateSpace",
 		"VM.Config.Disk", "VM.Config.CPU", "VM.Config.Memory", "VM.Config.Network", "VM.Config.Options", "SDN.Use")
 	e.taskFails(t, e.postRestoreCT(t, "305", volid, "storage", "local-lvm"),
-		"unable to restore CT 305 - Permission check failed (/, Sys.Modify)")
+		"unable to restore CT 305 - 403 Permission check failed (/, Sys.Modify)")
 	if _, ok := e.sim.Guest(305); ok {
 		t.Fatal("the failed restore left its container behind")
 	}

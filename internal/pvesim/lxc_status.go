@@ -41,6 +41,7 @@ func (s *Sim) ctStatus(cl *Cluster, g *Guest) map[string]any {
 
 // ctName is vmstatus' name: the hostname without white space, "CT<vmid>"
 // without one.
+// pve-container src/PVE/LXC.pm vmstatus
 func ctName(g *Guest) string {
 	name := strings.Join(strings.Fields(g.Config["hostname"]), "")
 	if name == "" {
@@ -51,6 +52,7 @@ func ctName(g *Guest) string {
 
 // ctRootSize is the rootfs size= in bytes; 4 GiB without one, as vmstatus
 // assumes.
+// pve-container src/PVE/LXC.pm vmstatus
 func ctRootSize(cfg map[string]string) int64 {
 	if v, ok := cfg["rootfs"]; ok {
 		if mp, err := parseMountPoint("rootfs", v); err == nil && mp.sizeBytes() > 0 {
@@ -61,6 +63,7 @@ func ctRootSize(cfg map[string]string) int64 {
 }
 
 // listLXC is vmlist: the containers whose config lives on the node.
+// pve-container src/PVE/API2/LXC.pm vmlist
 func (s *Sim) listLXC(c *call) (any, error) {
 	node := c.str("node")
 	out := []map[string]any{}
@@ -73,6 +76,7 @@ func (s *Sim) listLXC(c *call) (any, error) {
 	return out, nil
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_status
 func (s *Sim) lxcStatusCurrent(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
 	if err != nil {
@@ -85,11 +89,13 @@ func (s *Sim) lxcStatusCurrent(c *call) (any, error) {
 
 // ctRunningOn is check_running on the node the request went to: a missing
 // container is simply not running.
+// pve-container src/PVE/LXC.pm check_running
 func ctRunningOn(c *call) bool {
 	g := c.cluster.Guests[c.intParam("vmid", 0)]
 	return g != nil && g.Type == LXC && g.Node == c.str("node") && g.Status == "running"
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_start
 func (s *Sim) startLXC(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -136,6 +142,9 @@ func ctStartChecks(g *Guest, skiplock bool) error {
 // ctStart is the vzstart worker: a template never starts, a config lock
 // (other than "mounted") refuses, quotas need a privileged container, the
 // pending changes are applied and the volumes must be there.
+// pve-container src/PVE/API2/LXC/Status.pm vm_start $realcmd and
+// src/PVE/LXC.pm vm_start (a missing volume dies in pve-storage
+// src/PVE/Storage/Plugin.pm activate_volume).
 func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
 	if err := ctStartChecks(g, skiplock); err != nil {
 		return err
@@ -169,6 +178,7 @@ func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
 	return nil
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_stop
 func (s *Sim) stopLXC(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -200,6 +210,7 @@ func ctStop(g *Guest) {
 	g.Status, g.Started = "stopped", time.Time{}
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_shutdown
 func (s *Sim) shutdownLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if !ctRunningOn(c) {
@@ -220,6 +231,7 @@ func (s *Sim) shutdownLXC(c *call) (any, error) {
 	return t.UPID, nil
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_reboot
 func (s *Sim) rebootLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if !ctRunningOn(c) {
@@ -239,6 +251,7 @@ func (s *Sim) rebootLXC(c *call) (any, error) {
 	return t.UPID, nil
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_suspend
 func (s *Sim) suspendLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if !ctRunningOn(c) {
@@ -261,6 +274,8 @@ func (s *Sim) suspendLXC(c *call) (any, error) {
 	return t.UPID, nil
 }
 
+// pve-container src/PVE/API2/LXC/Status.pm vm_resume: run_command of
+// lxc-checkpoint -r (pve-common src/PVE/Tools.pm run_command words the failure).
 func (s *Sim) resumeLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if ctRunningOn(c) {
@@ -270,7 +285,7 @@ func (s *Sim) resumeLXC(c *call) (any, error) {
 	t := s.startTask(node, "vzresume", itoa(vmid), c.user, func(*Task) error {
 		g := cl.Guests[vmid]
 		if g == nil || g.Type != LXC || g.Node != node || !g.Checkpointed {
-			return errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", vmid)
+			return errorf("command 'lxc-checkpoint -n %d -r --foreground -D /var/lib/vz/dump' failed: exit code 1", vmid) // inferred: lxc-checkpoint exits 1 without a checkpoint (LXC)
 		}
 		g.Status, g.Started, g.Checkpointed = "running", s.now(), false
 		return nil

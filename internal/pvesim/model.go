@@ -176,6 +176,7 @@ func (g *Guest) kind() string {
 // CheckLock fails like PVE's check_lock when the guest carries a config
 // lock (W10): a config write on a locked guest is "500 VM is locked (clone)"
 // ("CT" for containers).
+// pve-guest-common src/PVE/AbstractConfig.pm check_lock
 func (g *Guest) CheckLock() error {
 	if lock := g.Lock(); lock != "" {
 		return errorf("%s is locked (%s)", g.kind(), lock)
@@ -322,7 +323,7 @@ func (c *Cluster) Volume(node, volid string) *Volume {
 func (c *Cluster) AddVolume(v *Volume) error {
 	st := c.Storage(v.Storage)
 	if st == nil {
-		return errorf("storage '%s' does not exist", v.Storage)
+		return errorf("storage '%s' does not exist", v.Storage) // not an API answer: a guard for Go callers (seeding, AddVolume)
 	}
 	if !strings.HasPrefix(v.VolID, v.Storage+":") {
 		return fmt.Errorf("volume id %q is not on storage %q", v.VolID, v.Storage)
@@ -401,7 +402,7 @@ func (c *Cluster) AddGuest(g *Guest) error {
 		return fmt.Errorf("no such node %q", g.Node)
 	}
 	if old := c.Guests[g.VMID]; old != nil {
-		return errorf("%s %d already exists on node '%s'", old.kind(), g.VMID, old.Node)
+		return errorf("%s %d already exists on node '%s'", old.kind(), g.VMID, old.Node) // pve-cluster src/PVE/Cluster.pm check_vmid_unused
 	}
 	if g.Config == nil {
 		g.Config = map[string]string{}
@@ -412,7 +413,7 @@ func (c *Cluster) AddGuest(g *Guest) error {
 	if g.Pool != "" {
 		p := c.Pools[g.Pool]
 		if p == nil {
-			return errorf("pool '%s' does not exist", g.Pool)
+			return errorf("pool '%s' does not exist", g.Pool) // not an API answer: a guard for Go callers (seeding); the API checks check_pool_exist first
 		}
 		if other := c.PoolOf(g.VMID); other != "" && other != g.Pool {
 			delete(c.Pools[other].VMs, g.VMID)

@@ -131,18 +131,20 @@ func sleepCtx(r *http.Request, d time.Duration) {
 // process runs PVE's checks in PVE's order: pveproxy's header checks, auth,
 // body limits, then rest_handler's routing, duplicate path parameters, token
 // and permission checks, node proxying, schema validation and the handler.
+// The pveproxy texts are pve-http-server src/PVE/APIServer/AnyEvent.pm
+// (process_request, unshift_read_header, handle_request, error).
 func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method, vars map[string]string, rec *RequestRecord) reply {
 	if !methodAllowed(r.Method) {
 		return bareReply(http.StatusNotImplemented, fmt.Sprintf("method '%s' not available", r.Method))
 	}
 	if te := r.TransferEncoding; len(te) > 0 {
 		if strings.EqualFold(te[0], "chunked") {
-			return bareReply(http.StatusNotImplemented, "chunked transfer encoding not supported")
+			return proxyError(http.StatusNotImplemented, "chunked transfer encoding not supported")
 		}
-		return bareReply(http.StatusNotImplemented, fmt.Sprintf("Unknown transfer encoding '%s'", te[0]))
+		return proxyError(http.StatusNotImplemented, fmt.Sprintf("Unknown transfer encoding '%s'", te[0]))
 	}
 	if !inAPI {
-		return bareReply(http.StatusNotImplemented, "no such uri")
+		return proxyError(http.StatusNotImplemented, "no such uri")
 	}
 
 	var rt *route
@@ -164,20 +166,27 @@ func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method,
 	}
 	if r.ContentLength > 0 {
 		if r.Method != http.MethodPut && r.Method != http.MethodPost {
-			return bareReply(http.StatusNotImplemented, fmt.Sprintf("Unexpected content for method '%s'", r.Method))
+			return proxyError(http.StatusNotImplemented, fmt.Sprintf("Unexpected content for method '%s'", r.Method))
 		}
 		if r.ContentLength > maxPostBytes {
-			return bareReply(http.StatusNotImplemented, "for data too large")
+			return proxyError(http.StatusNotImplemented, "for data too large")
 		}
 		if ct := r.Header.Get("Content-Type"); ct != "" {
 			if mt := mediaType(ct); mt != formType && mt != jsonType {
-				return bareReply(http.StatusVariantAlsoNegotiates, fmt.Sprintf("upload 'Content-Type '%s' not implemented", ct))
+				return proxyError(http.StatusVariantAlsoNegotiates, fmt.Sprintf("upload 'Content-Type '%s' not implemented", ct))
 			}
 		}
 	}
 	params, err := readParams(r)
 	if err != nil {
-		return errorReply(asAPIError(err))
+		ae := asAPIError(err)
+		if len(ae.params) == 0 {
+			// pve-http-server src/PVE/APIServer/AnyEvent.pm
+			// handle_api2_request: extract_params dies inside the eval
+			// that answers with error(500, $err).
+			return proxyError(ae.status, strings.TrimSuffix(ae.message, "\n"))
+		}
+		return errorReply(ae)
 	}
 	rec.Params = redactParams(params)
 	delete(params, "_dc")
@@ -191,6 +200,9 @@ func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method,
 	return s.dispatch(rel, m, rt, vars, params, user, cr.apiToken != "")
 }
 
+// pve-manager PVE/HTTPServer.pm rest_handler: duplicate path parameters,
+// the API token restriction, check_api2_permissions, proxyto, then
+// pve-common src/PVE/JSONSchema.pm validate and the handler.
 func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]string,
 	params map[string][]string, user identity, viaToken bool,
 ) reply {
@@ -213,10 +225,21 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	for k, v := range params {
 		flat[k] = strings.Join(v, "\x00")
 	}
+	// pve-access-control src/PVE/RPCEnvironment.pm check_api2_permissions:
+	// check_any names every privilege, check the first one missing.
 	if p := rt.perm; p.path != "" {
 		path := expandPath(p.path, flat)
 		if !s.allowed(user, path, p.any, p.privs) {
-			return errorReply(asAPIError(permError(path + ", " + strings.Join(p.privs, "|"))))
+			what := path + ", " + strings.Join(p.privs, "|")
+			if !p.any {
+				for _, priv := range p.privs {
+					if !s.allowed(user, path, false, []string{priv}) {
+						what = path + ", " + priv
+						break
+					}
+				}
+			}
+			return errorReply(asAPIError(permError(what)))
 		}
 	}
 	if param := m.ProxyTo(); param != "" {
@@ -256,6 +279,8 @@ func (s *Sim) resolveNode(node string) error {
 	if s.cluster.Node(node) != nil {
 		return nil
 	}
+	// pve-common src/PVE/Network.pm get_ip_from_hostname ("hostname lookup
+	// failed"); inferred: the rest is getaddrinfo's text (glibc).
 	return errorf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known", node, node)
 }
 
@@ -280,7 +305,8 @@ func readParams(r *http.Request) (map[string][]string, error) {
 	if (r.Method == http.MethodPost || r.Method == http.MethodPut) && r.ContentLength > 0 {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxPostBytes+1))
 		if err != nil {
-			return nil, statusError(http.StatusNotImplemented, "unable to read request body - %v", err)
+			// not simulated: a body that cannot be read (the client broke off)
+			return nil, statusError(http.StatusInternalServerError, "unable to read request body - %v", err)
 		}
 		if mediaType(r.Header.Get("Content-Type")) == jsonType {
 			params, err = decodeJSONParams(body)
@@ -333,7 +359,10 @@ func decodeJSONParams(body []byte) (map[string][]string, error) {
 	dec.UseNumber()
 	var obj map[string]any
 	if err := dec.Decode(&obj); err != nil || obj == nil {
-		return nil, statusError(http.StatusNotImplemented, "malformed JSON string in request body")
+		// pve-http-server src/PVE/APIServer/AnyEvent.pm extract_params:
+		// decode_json dies (inferred: JSON::XS words it "malformed JSON
+		// string, ..." for most bad bodies, with its position).
+		return nil, statusError(http.StatusInternalServerError, "malformed JSON string in request body")
 	}
 	out := map[string][]string{}
 	bad := map[string]string{}
@@ -353,6 +382,8 @@ func decodeJSONParams(body []byte) (map[string][]string, error) {
 	return out, nil
 }
 
+// errJSONObject is pve-common src/PVE/JSONSchema.pm check_type's text for a
+// nested object where a scalar is wanted.
 var errJSONObject = errors.New("type check failed - got HASH")
 
 func jsonScalars(v any) ([]string, error) {

@@ -109,7 +109,17 @@ func TestTransportLevelRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.auth(req)
-	e.send(t, req).wantStatus(t, http.StatusNotImplemented, "no such uri")
+	a := e.send(t, req)
+	a.wantStatus(t, http.StatusNotImplemented, "no such uri")
+	// pve-http-server src/PVE/APIServer/AnyEvent.pm error (5.2.0, PVE 8.4):
+	// the text is the body too, without a Content-Type; an unknown method
+	// (process_request) has no body.
+	if string(a.body) != "no such uri" || a.header.Get("Content-Type") != "" {
+		t.Errorf("no such uri: body %q, Content-Type %q", a.body, a.header.Get("Content-Type"))
+	}
+	if b := e.call(t, http.MethodPatch, "/version", nil).body; len(b) != 0 {
+		t.Errorf("unknown method: body %q", b)
+	}
 
 	// A body of unknown length goes out chunked, which pveproxy refuses.
 	req, err = http.NewRequestWithContext(context.Background(), http.MethodPost, e.srv.URL+"/api2/json/pools",

@@ -127,6 +127,8 @@ func TestDeprecatedPoolPaths(t *testing.T) {
 	e.call(t, http.MethodDelete, "/pools/old", nil).wantOK(t)
 }
 
+// pve-manager PVE/API2/Pool.pm create_pool and delete_pool: the texts of a
+// missing parent and of a pool that still holds a sub-pool.
 func TestNestedPools(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -194,4 +196,26 @@ func TestPoolUpdateTakesUnknownMembers(t *testing.T) {
 	if p, _ := e.sim.Pool("a"); len(p.VMs) != 0 || len(p.Storages) != 0 {
 		t.Fatalf("pool = %+v after removing them", p)
 	}
+}
+
+// pve-manager PVE/API2/Pool.pm index checks Pool.Audit for one pool with
+// noerr and ignores the result: GET /pools?poolid= reads the pool without
+// the privilege, while the list leaves the pool out.
+func TestPoolReadWithoutAudit(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/pools", form("poolid", "p1", "comment", "c")).wantOK(t)
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit")
+	var list []map[string]any
+	e.call(t, http.MethodGet, "/pools", nil).decode(t, &list)
+	if len(list) != 0 {
+		t.Errorf("list = %v, want no pool without Pool.Audit", list)
+	}
+	var one []map[string]any
+	e.call(t, http.MethodGet, "/pools", form("poolid", "p1")).decode(t, &one)
+	if len(one) != 1 || one[0]["comment"] != "c" || one[0]["poolid"] != "p1" {
+		t.Errorf("pool = %v", one)
+	}
+	e.call(t, http.MethodGet, "/pools", form("poolid", "nope")).
+		wantStatus(t, http.StatusInternalServerError, "pool 'nope' does not exist")
 }

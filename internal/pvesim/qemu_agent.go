@@ -24,6 +24,7 @@ func (s *Sim) registerQemuAgentRoutes() {
 
 // assertAgentAvailable is assert_agent_available. A config with "agent: 0"
 // passes the first check, as on PVE, and then has no agent to answer.
+// qemu-server src/PVE/QemuServer/Agent.pm assert_agent_available
 func (s *Sim) assertAgentAvailable(c *call) (*Guest, error) {
 	g, err := loadQemu(c)
 	if err != nil {

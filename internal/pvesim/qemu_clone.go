@@ -37,8 +37,12 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 	cl := c.cluster
 	node, vmid, newid := c.str("node"), c.intParam("vmid", 0), c.intParam("newid", 0)
 	pool, target := c.str("pool"), c.str("target")
+	// qemu-server src/PVE/API2/Qemu.pm clone_vm permissions: an 'or' of
+	// /vms/{newid} and /pool/{pool}; when both fail pve-access-control
+	// src/PVE/RPCEnvironment.pm exec_api2_perm_check raises a bare
+	// raise_perm_exc().
 	if !c.can("/vms/"+itoa(newid), false, "VM.Allocate") && (pool == "" || !c.can("/pool/"+pool, false, "VM.Allocate")) {
-		return nil, permError("/vms/" + itoa(newid) + ", VM.Allocate")
+		return nil, permError("")
 	}
 	if target == node || target == "localhost" {
 		target = ""
@@ -86,6 +90,7 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 				if g := cl.Guests[newid]; g != nil && g.Lock() == "clone" {
 					cl.RemoveGuest(newid)
 				}
+				// qemu-server src/PVE/API2/Qemu.pm clone_vm $clonefn: die "clone failed: $err"
 				return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			}
 			g := cl.Guests[newid]
@@ -103,6 +108,10 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 
 // planClone is load_and_check: pool, target, storage and lock checks, the
 // W13 taken-id check, and the new config without the volumes.
+// qemu-server src/PVE/API2/Qemu.pm clone_vm $load_and_check; the pool check is
+// pve-access-control src/PVE/RPCEnvironment.pm check_pool_exist, the node
+// check pve-cluster src/PVE/Cluster.pm check_node_exists, the storage check
+// pve-storage src/PVE/Storage.pm storage_check_enabled.
 func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePlan, error) {
 	cl := c.cluster
 	node := c.str("node")
@@ -174,13 +183,17 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 		case internalConfigKeys[opt] && opt != "meta" || opt == "lock" || opt == "snapstate" || strings.HasPrefix(opt, "unused"):
 			continue
 		case opt == "tpmstate0" && full && running && snapName == "":
-			return nil, errorf("cannot clone TPM state while VM is running")
+			return nil, errorf("cannot clone TPM state while VM is running") // qemu-server src/PVE/API2/Qemu.pm clone_vm
 		}
+		// qemu-server src/PVE/API2/Qemu.pm clone_vm $load_and_check: every
+		// NIC gets a new MAC (parse_net does not die: an unparsable value
+		// would lose its other settings), drives are parsed and checked for
+		// the clone or copy feature.
 		switch {
 		case strings.HasPrefix(opt, "net") && !isDriveKey(opt):
 			n, msg := qemuConfigMethod().PropertyString(opt, value)
-			if msg != "" {
-				return nil, errorf("unable to parse '%s'", opt)
+			if msg != "" || n == nil {
+				n = map[string]string{}
 			}
 			n["macaddr"] = s.randomMAC()
 			plan.newConf[opt] = printNet(n)
@@ -214,6 +227,7 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 
 // checkCloneStorageAccess is $check_storage_access_clone: it tells whether
 // every volume is on shared storage.
+// qemu-server src/PVE/API2/Qemu.pm $check_storage_access_clone
 func checkCloneStorageAccess(c *call, srcCfg map[string]string, storage string) (bool, error) {
 	shared := true
 	for _, key := range guestDrives(srcCfg) {
@@ -254,6 +268,8 @@ func checkCloneStorageAccess(c *call, srcCfg map[string]string, storage string) 
 
 // linkedCloneable is volume_has_feature('clone'): a base image on a
 // storage that can back a thin copy.
+// pve-storage src/PVE/Storage.pm volume_has_feature and the plugins'
+// volume_has_feature tables ('clone' needs a base volume).
 func linkedCloneable(cl *Cluster, src *Guest, volid string) bool {
 	st, info, err := parseVolume(cl, volid)
 	if err != nil || !info.isBase {
@@ -264,6 +280,7 @@ func linkedCloneable(cl *Cluster, src *Guest, volid string) bool {
 
 // runClone is the qmclone worker: new identity (smbios1 uuid, vmgenid,
 // MACs), name, then every disk copied (full) or cloned (linked).
+// qemu-server src/PVE/API2/Qemu.pm clone_vm $clonefn
 func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *clonePlan,
 	storage, format, name, description string,
 ) error {
@@ -332,6 +349,8 @@ func printSorted(m map[string]string) string {
 // cloneDisk is clone_disk: a linked clone is a thin volume backed by the
 // base image; a full clone is a new volume of the source's size (fixed
 // sizes for cloud-init, EFI vars and TPM state) on the target storage.
+// qemu-server src/PVE/QemuServer.pm clone_disk (linked: pve-storage
+// src/PVE/Storage.pm vdisk_clone; full: vdisk_alloc and a copy).
 func (s *Sim) cloneDisk(cl *Cluster, src *Guest, newid int, opt string, d drive, full bool,
 	storage, format string,
 ) (drive, *Volume, error) {

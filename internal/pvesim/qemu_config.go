@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -11,6 +12,8 @@ import (
 // POST (task qmconfig) config. Applying what lands in [PENDING] is in
 // qemu_pending.go.
 
+// qemu-server src/PVE/API2/Qemu.pm vm_config; a missing snapshot is
+// pve-guest-common src/PVE/AbstractConfig.pm load_snapshot_config.
 func getQemuConfig(c *call) (any, error) {
 	if c.str("snapshot") != "" && c.boolParam("current") {
 		msg := "cannot use 'snapshot' parameter with 'current'"
@@ -38,6 +41,7 @@ func getQemuConfig(c *call) (any, error) {
 
 // typedValue is how a config value reaches the JSON answer: parse_vm_config
 // runs check_type, which makes integers, numbers and booleans Perl numbers,
+// The key types are PVE's API schema (the config method's properties).
 // so they are JSON numbers; everything else is a string (W5).
 func typedValue(key, v string) any {
 	info, ok := qemuConfigMethod().Param(key)
@@ -57,6 +61,7 @@ func typedValue(key, v string) any {
 	return v
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_pending
 // getQemuPending is vm_pending: config_with_pending_array.
 func getQemuPending(c *call) (any, error) {
 	g, err := loadQemu(c)
@@ -105,6 +110,8 @@ func (s *Sim) updateQemuAsync(c *call) (any, error) {
 		req.log = t.Log
 		return taskError(s.applyUpdate(cl, req))
 	})
+	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api: with background_delay
+	// it waits for the worker and dies with its status.
 	if c.intParam("background_delay", 0) > 0 && !t.Running() {
 		if isTaskFailure(t.ExitStatus()) {
 			return nil, errorf("failed to update VM %d: %s", req.vmid, t.ExitStatus())
@@ -129,18 +136,20 @@ func (s *Sim) updateQemu(c *call) error {
 	return s.applyUpdate(c.cluster, req)
 }
 
-// taskError turns a parameter exception raised inside a worker into the
-// text the task ends with: the exception stringified with its errors.
+// taskError turns an exception raised inside a worker into the text the
+// task ends with. pve-common src/PVE/Exception.pm stringify puts the
+// exception's code (raise_param_exc: 400, raise_perm_exc: 403) before the
+// message, then one "param: text" line per error; a plain die has no code.
 func taskError(err error) error {
 	if err == nil {
 		return nil
 	}
 	ae := asAPIError(err)
-	if len(ae.params) == 0 {
+	if len(ae.params) == 0 && ae.status == http.StatusInternalServerError {
 		return err
 	}
 	var b strings.Builder
-	b.WriteString(strings.TrimSuffix(ae.message, "\n"))
+	b.WriteString(itoa(ae.status) + " " + strings.TrimSuffix(ae.message, "\n"))
 	for _, k := range sortedKeys(ae.params) {
 		b.WriteString("\n" + k + ": " + ae.params[k])
 	}
@@ -150,6 +159,7 @@ func taskError(err error) error {
 // checkUpdate is $update_vm_api up to the fork: the W16 and unknown-key
 // checks, drive and NIC normalisation, storage access and the early
 // config checks (W12, digest, W10 lock).
+// qemu-server src/PVE/API2/Qemu.pm $update_vm_api (checks before the worker)
 func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	req := &updateRequest{
 		node: c.str("node"), vmid: c.intParam("vmid", 0), digest: c.str("digest"),
@@ -203,6 +213,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 				return nil, err
 			}
 			req.set[k] = v
+		// qemu-server src/PVE/API2/Qemu.pm $update_vm_api: vmgenid=1 asks for a new UUID
 		case k == "vmgenid" && req.set[k] == "1":
 			req.set[k] = s.newUUID()
 		}
@@ -210,6 +221,14 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	for _, k := range append(append([]string(nil), req.deletes...), sortedKeys(req.set)...) {
 		if err := checkModifyPerm(c, req.vmid, k); err != nil {
 			return nil, err
+		}
+		// qemu-server src/PVE/API2/Qemu.pm $updatefn calls pve-guest-common
+		// src/PVE/GuestHelpers.pm assert_tag_permissions for tags:
+		// VM.Config.Options on the VM, changed or not.
+		if k == "tags" && c.user.String() != "root@pam" {
+			if err := c.checkVMPerm(req.vmid, "", "VM.Config.Options"); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := checkStorageAccess(c, req.set, ""); err != nil {
@@ -233,6 +252,8 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 
 // checkConfig is load_and_check_config: digest, lock (a hibernated guest's
 // "suspended" lock does not stop a vmstate removal) and balloon size.
+// qemu-server src/PVE/API2/Qemu.pm $load_and_check_config; the lock text is
+// pve-guest-common src/PVE/AbstractConfig.pm check_lock.
 func (req *updateRequest) checkConfig(g *Guest) error {
 	if req.digest != "" && req.digest != guestDigest(g) {
 		return errorf("checksum mismatch (file change by other user?)")
@@ -277,6 +298,8 @@ func containsString(list []string, s string) bool {
 
 // configPrivileges is check_vm_modify_config_perm's map of keys to the
 // privilege they need.
+// qemu-server src/PVE/API2/Qemu.pm $check_vm_modify_config_perm and its
+// option groups ($cpuoptions, $memoryoptions, ...).
 func configPrivilege(key string) (string, bool) {
 	switch key {
 	case "cores", "cpu", "cpulimit", "cpuunits", "numa", "smp", "sockets", "vcpus":
@@ -307,6 +330,7 @@ func configPrivilege(key string) (string, bool) {
 }
 
 // checkModifyPerm is check_vm_modify_config_perm for one key.
+// qemu-server src/PVE/API2/Qemu.pm $check_vm_modify_config_perm
 func checkModifyPerm(c *call, vmid int, key string) error {
 	if c.user.String() == "root@pam" || isDriveKey(key) || key == "tags" || key == "cdrom" {
 		return nil
@@ -342,6 +366,9 @@ func checkModifyPerm(c *call, vmid int, key string) error {
 // applyUpdate is $updatefn: deletions, then new values go to [PENDING];
 // then the pending changes apply at once on a stopped guest, or as far as
 // hotplug allows on a running one.
+// qemu-server src/PVE/API2/Qemu.pm $update_vm_api $updatefn; hotplug errors are
+// collected per option and raised as a parameter exception
+// (qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending).
 func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
 	g, err := lookupQemu(cl, req.node, req.vmid)
 	if err != nil {
@@ -389,6 +416,7 @@ func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
 
 // describe is the "-key value" list PVE logs for an update, the password
 // hidden.
+// qemu-server src/PVE/API2/Qemu.pm $update_vm_api ("update VM $vmid: ...")
 func (req *updateRequest) describe() string {
 	var parts []string
 	for _, k := range sortedKeys(req.set) {
@@ -405,6 +433,8 @@ func (req *updateRequest) describe() string {
 }
 
 // deleteOption is $updatefn's handling of one "delete" entry.
+// qemu-server src/PVE/API2/Qemu.pm $updatefn (the @delete loop); protection
+// texts are pve-guest-common src/PVE/AbstractConfig.pm check_protection.
 func (s *Sim) deleteOption(cl *Cluster, g *Guest, req *updateRequest, opt string, order *[]string, modified map[string]bool) error {
 	modified[opt] = true
 	val, ok := g.Config[opt]
@@ -477,6 +507,11 @@ func indexOf(list []string, s string) int {
 }
 
 // setOption is $updatefn's handling of one new value.
+// qemu-server src/PVE/API2/Qemu.pm $updatefn (the add/change loop): tags are
+// PVE::GuestHelpers::get_unique_tags (pve-guest-common
+// src/PVE/GuestHelpers.pm), cipassword is encrypted unless hashed or
+// Windows, description is read back right-trimmed (qemu-server
+// src/PVE/QemuServer.pm parse_vm_config).
 func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, order *[]string, modified map[string]bool) error {
 	modified[opt] = true
 	value := req.set[opt]
@@ -509,6 +544,8 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 // setDrive writes a drive value to [PENDING]: a create form allocates a new
 // volume even over an occupied slot (W21), and a CD-ROM joins an explicit
 // boot order (W28).
+// qemu-server src/PVE/API2/Qemu.pm $updatefn (drive branch) and
+// prohibit_tpm_version_change.
 func (s *Sim) setDrive(cl *Cluster, g *Guest, req *updateRequest, opt, value string, order *[]string, modified map[string]bool) error {
 	if old, ok := g.Config[opt]; ok && opt == "tpmstate0" {
 		od, _ := parseDrive(opt, old)
@@ -547,6 +584,7 @@ func valueOr(v, def string) string {
 
 // setBoot checks that every device of a new boot order exists and drops
 // the legacy bootdisk.
+// qemu-server src/PVE/API2/Qemu.pm $updatefn (boot branch)
 func setBoot(g *Guest, req *updateRequest, value string) error {
 	// qemu-server src/PVE/API2/Qemu.pm update_vm_api: parse_property_string
 	// of pve-qm-boot, whose die is the request's error.
@@ -574,6 +612,7 @@ func setBoot(g *Guest, req *updateRequest, value string) error {
 }
 
 // unlinkQemu is PUT unlink: update_vm with delete=idlist (and force).
+// qemu-server src/PVE/API2/Qemu.pm unlink
 func (s *Sim) unlinkQemu(c *call) (any, error) {
 	c.params["delete"] = c.params["idlist"]
 	delete(c.params, "idlist")

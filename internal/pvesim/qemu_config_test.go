@@ -325,3 +325,17 @@ func TestW5ConfigValueTypes(t *testing.T) {
 		t.Errorf("config = %v", raw)
 	}
 }
+
+// qemu-server src/PVE/API2/Qemu.pm $updatefn runs pve-guest-common
+// src/PVE/GuestHelpers.pm assert_tag_permissions for tags: VM.Config.Options
+// on the VM, even when the tags do not change.
+func TestTagsNeedConfigOptions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "tags", "a")
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit", "VM.Config.CPU")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("tags", "a")).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/100, VM.Config.Options)")
+	e.sim.SetPrivileges(testTokenUser, "VM.Audit", "VM.Config.Options")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("tags", "a;b")).wantOK(t)
+}

@@ -9,7 +9,8 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
-// createControlParams are create_vm's parameters that are not config keys.
+// createControlParams are create_vm's parameters that are not config keys
+// (qemu-server src/PVE/API2/Qemu.pm create_vm extracts these).
 var createControlParams = map[string]bool{
 	"node": true, "vmid": true, "archive": true, "storage": true, "force": true, "unique": true,
 	"live-restore": true, "pool": true, "bwlimit": true, "start": true, "ha-managed": true,
@@ -40,6 +41,11 @@ func configParams(c *call, control map[string]bool) map[string]string {
 // is reserved with "lock: create" (W10, W11: nameless while the task
 // runs); the disks are made in the qmcreate task, which removes the guest
 // again when it fails.
+// qemu-server src/PVE/API2/Qemu.pm create_vm: pool, storage, VM.PowerMgmt with
+// start, VM.Allocate (raised bare), sshkeys, $check_storage_access,
+// $check_vm_modify_config_perm, hostpci, $check_drive_param, NICs, then
+// create_and_lock_config with "$emsg" (pve-cluster src/PVE/Cluster.pm
+// check_vmid_unused words the taken id).
 func (s *Sim) createQemu(c *call) (any, error) {
 	cl := c.cluster
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
@@ -105,12 +111,19 @@ func (s *Sim) createQemu(c *call) (any, error) {
 	return t.UPID, nil
 }
 
-// checkVMPerm is check_vm_perm: the privilege on the VM or on its pool.
+// checkVMPerm is check_vm_perm: the privileges on the pool, else on the VM
+// (pve-access-control src/PVE/RPCEnvironment.pm check_vm_perm; check names
+// the first privilege missing on the VM).
 func (c *call) checkVMPerm(vmid int, pool string, privs ...string) error {
-	if c.can("/vms/"+itoa(vmid), false, privs...) || (pool != "" && c.can("/pool/"+pool, false, privs...)) {
+	if pool != "" && c.can("/pool/"+pool, false, privs...) {
 		return nil
 	}
-	return permError("/vms/" + itoa(vmid) + ", " + strings.Join(privs, "|"))
+	for _, priv := range privs {
+		if !c.can("/vms/"+itoa(vmid), false, priv) {
+			return permError("/vms/" + itoa(vmid) + ", " + priv)
+		}
+	}
+	return nil
 }
 
 // checkSSHKeys is the create and update handlers' validate_ssh_public_keys
@@ -139,6 +152,8 @@ var sshKeyLine = regexp.MustCompile(`(?:^|\s)((?:ssh-(?:rsa|dss|ed25519)|ecdsa-s
 
 // validPublicKey checks what ssh-keygen -l would: the blob decodes and
 // starts with its own key type; an ed25519 key has its fixed length.
+// inferred: validate_ssh_public_keys asks ssh-keygen -l (OpenSSH); these are the
+// checks ssh-keygen makes of a public key line, as far as a blob shows them.
 func validPublicKey(line string) bool {
 	m := sshKeyLine.FindStringSubmatch(line)
 	if m == nil {
@@ -159,6 +174,8 @@ func validPublicKey(line string) bool {
 // finishCreate is the qmcreate worker: allocate the disks, complete the
 // config PVE's way (meta, boot order, smbios1 uuid, vmgenid, tags), join
 // the pool and start the guest if asked.
+// qemu-server src/PVE/API2/Qemu.pm create_vm $createfn and $realcmd: on failure
+// the volumes are freed, the config file unlinked, "$emsg $err".
 func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params map[string]string,
 	storage, pool string, start bool,
 ) error {
@@ -216,6 +233,8 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 
 // pinMachine is check_and_pin_machine_string for Windows guests: an
 // unversioned machine type gets the current version.
+// qemu-server src/PVE/QemuServer/Machine.pm check_and_pin_machine_string, with
+// the simulator's QEMU version.
 func pinMachine(machine string) string {
 	typ, rest, _ := strings.Cut(machine, ",")
 	if rest != "" {

@@ -81,3 +81,17 @@ func TestW23MoveDisk(t *testing.T) {
 	move("disk", "scsi7", "storage", "local-lvm").wantStatus(t, http.StatusInternalServerError, "disk 'scsi7' does not exist")
 	move("disk", "scsi0").wantParamError(t, "storage", "both 'storage' and 'target-vmid' missing, either needs to be set")
 }
+
+// qemu-server src/PVE/API2/Qemu.pm move_vm_disk refuses a CD-ROM with
+// drive_is_cdrom($drive, 1), which excludes cloud-init drives: those move.
+func TestMoveCloudInitDrive(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "100", "scsi0", "local-lvm:4", "ide0", "local-lvm:cloudinit")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/move_disk",
+		form("disk", "ide0", "storage", "shared-nfs", "delete", "1")))
+	cfg := e.vmConfig(t, "pve1", "100")
+	if !strings.HasPrefix(cfg["ide0"], "shared-nfs:100/vm-100-cloudinit.") || !strings.Contains(cfg["ide0"], "media=cdrom") {
+		t.Errorf("ide0 = %q", cfg["ide0"])
+	}
+}

@@ -11,6 +11,8 @@ import (
 // resizeSize is resize_vm's "[+]NUMBER[KMGT]".
 var resizeSize = regexp.MustCompile(`^(\+)?(\d+(?:\.\d+)?)([KMGT])?$`)
 
+// qemu-server src/PVE/API2/Qemu.pm resize_vm (all checks in $updatefn,
+// inside the worker since qemu-server 8.0).
 func (s *Sim) resizeQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -80,7 +82,8 @@ func (s *Sim) resizeQemu(c *call) (any, error) {
 }
 
 // parseResize computes resize_vm's new size in bytes: "+" grows relative to
-// the current size; PVE truncates to whole bytes.
+// the current size; PVE truncates to whole bytes (qemu-server
+// src/PVE/API2/Qemu.pm resize_vm).
 func parseResize(spec string, current int64) int64 {
 	m := resizeSize.FindStringSubmatch(spec)
 	if m == nil {
@@ -105,6 +108,10 @@ func parseResize(spec string, current int64) int64 {
 
 // moveQemuDisk is move_vm_disk to another storage. Reassigning a disk to
 // another guest (target-vmid) is not modelled.
+// qemu-server src/PVE/API2/Qemu.pm move_vm_disk: the parameter checks,
+// $load_and_check_move (before the fork and again in the worker; the digest
+// text is pve-common src/PVE/Tools.pm assert_if_modified) and
+// $move_updatefn ("storage migration failed: $err").
 func (s *Sim) moveQemuDisk(c *call) (any, error) {
 	_, hasTarget := c.param("target-vmid")
 	storage := c.str("storage")
@@ -113,7 +120,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		msg := "either set 'storage' or 'target-vmid', but not both"
 		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
 	case hasTarget:
-		return nil, errorf("reassigning a disk to another VM ('target-vmid') is not supported by the simulator")
+		return nil, errorf("reassigning a disk to another VM ('target-vmid') is not supported by the simulator") // not simulated: disk reassign
 	case storage == "":
 		msg := "both 'storage' and 'target-vmid' missing, either needs to be set"
 		return nil, paramError(map[string]string{"target-vmid": msg, "storage": msg})
@@ -139,7 +146,8 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		if d.file() == "" {
 			return nil, errorf("disk '%s' has no associated volume", disk)
 		}
-		if d.isCDROMNotCloudInit() || d.isCDROM() {
+		// drive_is_cdrom($drive, 1): a cloud-init drive may move.
+		if d.isCDROMNotCloudInit() {
 			return nil, errorf("you can't move a cdrom")
 		}
 		oldStore, info, err := parseVolume(cl, d.file())
@@ -187,7 +195,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		}
 		nd, v, err := s.cloneDisk(cl, g, vmid, disk, d, true, storage, format)
 		if err != nil {
-			return errorf("storage migration failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return errorf("storage migration failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n")) // qemu-server src/PVE/API2/Qemu.pm move_vm_disk $move_updatefn
 		}
 		if g.IsTemplate() {
 			base, err := createBase(cl, g.Node, v.VolID)

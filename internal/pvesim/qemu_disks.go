@@ -20,6 +20,7 @@ var newDiskPattern = regexp.MustCompile(`^(([^/:\s]+):)?(\d+(\.\d+)?)$`)
 // checkDriveParams is check_drive_param: the import-from syntax (W25) and
 // media=cdrom for ISO images; it normalises the values in place. Its
 // errors are synchronous.
+// qemu-server src/PVE/API2/Qemu.pm $check_drive_param
 func checkDriveParams(c *call, params map[string]string) error {
 	for _, key := range sortedKeys(params) {
 		if !isDriveKey(key) {
@@ -81,6 +82,10 @@ func zeroSize(s string) bool {
 }
 
 // checkDriveStorage is check_storage_access for one drive.
+// qemu-server src/PVE/API2/Qemu.pm $check_storage_access; a storage
+// id that is not configured dies in pve-storage src/PVE/Storage.pm
+// storage_config; a path is pve-storage src/PVE/Storage.pm
+// check_volume_access.
 func checkDriveStorage(c *call, key string, d drive, defaultStorage string) error {
 	file := d.file()
 	storeID, volname, hasStore := strings.Cut(file, ":")
@@ -177,6 +182,7 @@ func hasCloudInit(cfg map[string]string, skip string) string {
 // createDisks is create_disks: it allocates the volumes the settings ask
 // for and returns the values to store. On failure every volume it made is
 // freed again.
+// qemu-server src/PVE/API2/Qemu.pm create_disks
 func (j *diskJob) createDisks(settings map[string]string) (map[string]string, error) {
 	res := map[string]string{}
 	for _, key := range sortedKeys(settings) {
@@ -205,6 +211,7 @@ func (j *diskJob) freeMade() {
 	j.made = nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm create_disks ($code for one drive)
 func (j *diskJob) createDisk(key string, d drive, res map[string]string) (string, error) {
 	file := d.file()
 	storeID, volname, hasStore := strings.Cut(file, ":")
@@ -263,6 +270,8 @@ func (j *diskJob) cloudInitSlot(key string, res map[string]string) string {
 	return ""
 }
 
+// qemu-server src/PVE/API2/Qemu.pm create_disks, the cloudinit branch;
+// the size is qemu-server src/PVE/QemuServer/Cloudinit.pm CLOUDINIT_DISK_SIZE.
 func (j *diskJob) createCloudInit(key string, d drive, storeID string, res map[string]string) (string, error) {
 	if storeID == "" {
 		storeID = j.defStore
@@ -275,6 +284,7 @@ func (j *diskJob) createCloudInit(key string, d drive, storeID string, res map[s
 	}
 	st := j.cl.Storage(storeID)
 	if st == nil {
+		// pve-storage src/PVE/Storage.pm storage_config
 		return "", errorf("storage '%s' does not exist", storeID)
 	}
 	name := "vm-" + itoa(j.g.VMID) + "-cloudinit"
@@ -302,9 +312,13 @@ func (j *diskJob) createCloudInit(key string, d drive, storeID string, res map[s
 
 // allocDisk is create_disks' NEW_DISK_RE branch: import, EFI vars, TPM
 // state or an empty image.
+// qemu-server src/PVE/API2/Qemu.pm create_disks; the EFI vars volume is
+// qemu-server src/PVE/QemuServer/OVMF.pm create_efidisk (ms-cert marker),
+// the TPM state size the fixed one of create_disks' tpmstate0 branch.
 func (j *diskJob) allocDisk(key string, d drive, storeID string, size int64) (string, error) {
 	st := j.cl.Storage(storeID)
 	if st == nil {
+		// pve-storage src/PVE/Storage.pm storage_config
 		return "", errorf("storage '%s' does not exist", storeID)
 	}
 	format := d["format"]
@@ -366,6 +380,8 @@ func (j *diskJob) finishDisk(key string, d drive, v *Volume, size int64) (string
 
 // importVolume is import_from_volid: a full copy of an existing image or
 // import file into a new volume of the guest.
+// qemu-server src/PVE/API2/Qemu.pm $import_from_volid; a source that is
+// not a volume id fails in create_disks ("could not get file size").
 func (j *diskJob) importVolume(st *Storage, src, format string) (*Volume, error) {
 	if !strings.Contains(src, ":") {
 		return nil, errorf("could not get file size of %s", src)
@@ -403,6 +419,7 @@ func (j *diskJob) importVolume(st *Storage, src, format string) (*Volume, error)
 // registerUnused is vmconfig_register_unused_drive: a replaced or removed
 // drive's volume becomes unusedN if the guest owns it; a cloud-init volume
 // is freed instead.
+// qemu-server src/PVE/QemuServer.pm vmconfig_register_unused_drive
 func registerUnused(cl *Cluster, g *Guest, d drive) {
 	switch {
 	case d.isCloudInit():
@@ -418,6 +435,7 @@ func registerUnused(cl *Cluster, g *Guest, d drive) {
 }
 
 // ownsVolume is vm_is_volid_owner.
+// qemu-server src/PVE/QemuServer.pm vm_is_volid_owner
 func ownsVolume(cl *Cluster, g *Guest, volid string) bool {
 	if strings.HasPrefix(volid, "/") {
 		return false
@@ -428,6 +446,7 @@ func ownsVolume(cl *Cluster, g *Guest, volid string) bool {
 
 // deallocate is try_deallocate_drive: an owned volume no other drive uses
 // is freed; a volume of another guest is only dropped from the config.
+// qemu-server src/PVE/QemuServer.pm try_deallocate_drive
 func deallocate(cl *Cluster, g *Guest, key string, d drive, force bool) error {
 	if !force && !strings.HasPrefix(key, "unused") || d.isCDROMNotCloudInit() {
 		return nil

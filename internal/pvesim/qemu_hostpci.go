@@ -7,6 +7,7 @@ import "strings"
 // root@pam itself may pass through a raw host device; an API token of
 // root@pam is another identity (W49). A mapped device needs Mapping.Use on
 // the mapping and VM.Config.HWType on the VM.
+// qemu-server src/PVE/API2/Qemu.pm check_hostpci_perm
 func checkHostPCIPerms(c *call, vmid int, pool string, set map[string]string, deletes []string, config map[string]string) error {
 	if isRootPam(c) {
 		return nil
@@ -40,6 +41,9 @@ func checkHostPCIPerms(c *call, vmid int, pool string, set map[string]string, de
 			}
 		default:
 			return errorf("either 'host' or 'mapping' must be set.")
+		}
+		if _, ok := dev["romfile"]; ok {
+			return paramError(map[string]string{opt: "only root@pam can set 'romfile' option"})
 		}
 	}
 	return nil

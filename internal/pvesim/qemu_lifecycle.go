@@ -10,6 +10,8 @@ import (
 // Destroy, template and migrate (Qemu.pm destroy_vm, template,
 // migrate_vm; QemuMigrate.pm).
 
+// qemu-server src/PVE/API2/Qemu.pm destroy_vm ($early_checks before the fork
+// and again in the worker, the purge line).
 func (s *Sim) destroyQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -46,6 +48,8 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 
 // destroyEarlyChecks are destroy_vm's checks before and again inside the
 // task.
+// qemu-server src/PVE/API2/Qemu.pm destroy_vm $early_checks (the protection text
+// is pve-guest-common src/PVE/AbstractConfig.pm check_protection).
 func destroyEarlyChecks(g *Guest) error {
 	if g.Config["protection"] == "1" {
 		return errorf("can't remove VM %d - protection mode enabled", g.VMID)
@@ -62,6 +66,8 @@ func destroyEarlyChecks(g *Guest) error {
 // destroy-unreferenced-disks every image it owns; the guest leaves its pool
 // (remove_vm_access does that whether or not purge is set) and its config
 // is gone.
+// qemu-server src/PVE/QemuServer.pm destroy_vm (lock check unless suspended,
+// the linked-clone check of a template, log_warn on a failed free).
 func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) error {
 	if !skiplock && g.Lock() != "suspended" {
 		if err := g.CheckLock(); err != nil {
@@ -123,6 +129,8 @@ func volumeKeys(cfg map[string]string) []string {
 	return out
 }
 
+// qemu-server src/PVE/API2/Qemu.pm template ($load_and_check before the fork
+// and in the worker).
 func (s *Sim) templateQemu(c *call) (any, error) {
 	disk := c.str("disk")
 	check := func(g *Guest) error {
@@ -167,6 +175,7 @@ func (s *Sim) templateQemu(c *call) (any, error) {
 // templateCreate is template_create: every disk (not CD-ROMs, so not the
 // cloud-init drive) on a storage with the template feature becomes a base
 // volume, "vm-ID-disk-N" renamed to "base-ID-disk-N".
+// qemu-server src/PVE/QemuServer.pm template_create
 func templateCreate(cl *Cluster, g *Guest, only string) error {
 	for _, key := range guestDrives(g.Config) {
 		if only != "" && key != only {
@@ -190,6 +199,10 @@ func templateCreate(cl *Cluster, g *Guest, only string) error {
 	return nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm migrate_vm; the worker is
+// qemu-server src/PVE/QemuMigrate.pm prepare, scan_local_volumes and phase1
+// under pve-guest-common src/PVE/AbstractMigrate.pm migrate ("migration
+// aborted").
 func (s *Sim) migrateQemu(c *call) (any, error) {
 	cl := c.cluster
 	node, target := c.str("node"), c.str("target")
@@ -228,6 +241,8 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 		}
 		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
 		local, problems := scanLocalVolumes(cl, g, running, withLocal, target, smap)
+		// qemu-server src/PVE/QemuMigrate.pm scan_local_volumes: "Problem found while
+		// scanning volumes", then pve-guest-common src/PVE/AbstractMigrate.pm migrate.
 		if len(problems) > 0 {
 			for _, p := range problems {
 				t.Log("WARN: %s", p)
@@ -281,6 +296,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 // checkStorageAvailability is check_storage_availability: every storage a
 // drive uses must be usable on the source and the target and offer the
 // volume's content there.
+// qemu-server src/PVE/QemuServer.pm check_storage_availability
 func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
 	for _, key := range guestDrives(g.Config) {
 		d, ok := parseDrive(key, g.Config[key])
@@ -306,6 +322,7 @@ func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
 
 // scanLocalVolumes is scan_local_volumes: the volumes on node-local storage
 // that move with the guest, and the reasons a volume cannot move.
+// qemu-server src/PVE/QemuMigrate.pm scan_local_volumes
 func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target string, smap *storageMap) ([]string, []string) {
 	attached := map[string]bool{}
 	cdrom := map[string]bool{}
@@ -413,6 +430,7 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 
 // migratePrecondition is migrate_vm_precondition: where the VM may go and
 // which of its disks are local.
+// qemu-server src/PVE/API2/Qemu.pm migrate_vm_precondition
 func migratePrecondition(c *call) (any, error) {
 	cl := c.cluster
 	g, err := loadQemu(c)

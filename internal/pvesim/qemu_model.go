@@ -144,6 +144,7 @@ func printNet(n map[string]string) string {
 
 // normalizeNet is parse_net followed by print_net: a NIC without a MAC gets
 // a generated one.
+// pve-common src/PVE/JSONSchema.pm check_prop ("invalid format - $err")
 func (s *Sim) normalizeNet(key, value string) (string, error) {
 	n, msg := qemuConfigMethod().PropertyString(key, value)
 	if msg != "" {
@@ -359,6 +360,7 @@ func loadQemu(c *call) (*Guest, error) {
 
 // assertQemuOnNode is assert_config_exists_on_node, which check_running
 // calls first.
+// qemu-server src/PVE/QemuConfig.pm assert_config_exists_on_node
 func assertQemuOnNode(c *call) (*Guest, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	g := c.cluster.Guests[vmid]
@@ -473,7 +475,7 @@ func addUnused(cfg map[string]string, volid string) (string, error) {
 		key = k
 	}
 	if key == "" {
-		return "", errorf("To many unused volume - please delete them first.")
+		return "", errorf("Too many unused volumes - please delete them first.") // pve-guest-common src/PVE/AbstractConfig.pm add_unused_volume
 	}
 	cfg[key] = volid
 	return key, nil

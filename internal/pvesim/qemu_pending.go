@@ -163,6 +163,7 @@ func unpluggableBus(opt string) bool {
 }
 
 // checkUnplug is vm_deviceunplug's refusal to pull a boot disk.
+// qemu-server src/PVE/QemuServer.pm vm_deviceunplug
 func checkUnplug(g *Guest, opt string) error {
 	for _, dev := range bootOrder(g.Config) {
 		if dev == opt {
@@ -243,6 +244,8 @@ func hotplugNet(g *Guest, opt, value string, hotplug bool) error {
 }
 
 // hotplugDisk is vmconfig_update_disk.
+// qemu-server src/PVE/QemuServer.pm vmconfig_update_disk ("unable to change
+// media type").
 func hotplugDisk(cl *Cluster, g *Guest, opt, value string, hotplug bool) error {
 	nd, ok := parseDrive(opt, value)
 	if !ok {

@@ -25,6 +25,11 @@ type qemuRestore struct {
 	existed bool
 }
 
+// qemu-server src/PVE/API2/Qemu.pm create_vm (the archive branch): pool,
+// storage and VM.Allocate/VM.Backup checks, "option conflicts with option
+// 'archive'", the archive's access (pve-storage src/PVE/Storage.pm
+// check_volume_access, abs_filesystem_path), then create_and_lock_config
+// with the "$emsg" prefix.
 func (s *Sim) restoreQemu(c *call) (any, error) {
 	cl := c.cluster
 	req := &qemuRestore{
@@ -78,6 +83,8 @@ func (s *Sim) restoreQemu(c *call) (any, error) {
 		}
 	}
 	req.overrides = params
+	// qemu-server src/PVE/API2/Qemu.pm create_vm: create_and_lock_config
+	// (pve-guest-common src/PVE/AbstractConfig.pm) dies with "$emsg $@".
 	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
 	switch {
 	case old != nil && (!req.force || !ownVM):
@@ -102,20 +109,16 @@ func (s *Sim) restoreQemu(c *call) (any, error) {
 // made and drops the lock, but, as on PVE, leaves the VM config behind
 // ("VM N state is NOT cleaned up"): empty for a new VM, the old one when
 // an overwrite failed before its disks went.
+// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn and
+// src/PVE/QemuServer.pm restore_file_archive, restore_update_config_line.
 func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
 	g := cl.Guests[req.vmid]
 	if g == nil || g.Node != req.node || g.Lock() != "create" {
 		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, QEMU, req.vmid))
 	}
-	if g.Config["protection"] == "1" {
-		cl.UnlockGuest(req.vmid, "create")
-		return errorf("%sprotection mode enabled", emsg)
-	}
-	if g.Status == "running" {
-		cl.UnlockGuest(req.vmid, "create")
-		return errorf("%svm is running", emsg)
-	}
+	// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn: any failure
+	// drops the create lock and warns that the state is not cleaned up.
 	var made []*Volume
 	fail := func(err error) error {
 		freeMade(cl, made)
@@ -123,6 +126,15 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		// qemu-server src/PVE/API2/Qemu.pm create_vm: a plain warn
 		t.Note("error before or during data restore, some or all disks were not completely restored. VM %d state is NOT cleaned up.", req.vmid)
 		return errorf("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	// check_protection($conf, $emsg) appends " - protection mode enabled" to
+	// an $emsg that already ends in " -" (pve-guest-common
+	// src/PVE/AbstractConfig.pm check_protection).
+	if g.Config["protection"] == "1" {
+		return fail(errorf("%s - protection mode enabled", strings.TrimSuffix(emsg, " ")))
+	}
+	if g.Status == "running" {
+		return fail(errorf("%svm is running", emsg))
 	}
 	if req.live {
 		return fail(errorf("live-restore is only compatible with backup images from a Proxmox Backup Server"))
@@ -178,9 +190,11 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 			t.Log("new volume ID is '%s'", v.VolID)
 			conf[key] = nd.print()
 		case strings.HasPrefix(key, "net") && req.unique:
+			// restore_update_config_line: a new MAC where one was set.
 			n, msg := qemuConfigMethod().PropertyString(key, value)
-			if msg != "" {
-				return fail(errorf("unable to parse '%s'", key))
+			if msg != "" || n["macaddr"] == "" {
+				conf[key] = value
+				continue
 			}
 			n["macaddr"] = s.randomMAC()
 			conf[key] = printNet(n)
@@ -223,6 +237,8 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 // parse_backup_hints and vdisk_alloc): on the requested storage or the
 // drive's own, which must hold images; cloud-init, EFI vars and TPM state
 // have their fixed sizes, a disk the size the archive recorded.
+// qemu-server src/PVE/QemuServer.pm $parse_backup_hints and
+// $restore_allocate_devices.
 func (s *Sim) restoreDisk(cl *Cluster, req *qemuRestore, key string, d drive) (drive, *Volume, error) {
 	sid, _, _ := strings.Cut(d.file(), ":")
 	storeID := valueOr(req.storage, sid)
@@ -251,7 +267,7 @@ func (s *Sim) restoreDisk(cl *Cluster, req *qemuRestore, key string, d drive) (d
 	default:
 		size, ok := pvegrammar.ParseSize(valueOr(d["size"], "0"))
 		if !ok || size == 0 {
-			return nil, nil, errorf("unable to restore '%s' - unknown disk size", key)
+			return nil, nil, errorf("got no size for '%s'", key) // qemu-server src/PVE/QemuServer.pm $restore_allocate_devices
 		}
 		a.size = size
 	}

@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 )
@@ -69,9 +70,11 @@ func TestQemuRestoreRefusesDriveOverride(t *testing.T) {
 	if _, ok := e.sim.Guest(202); ok {
 		t.Fatal("a refused restore left a guest behind")
 	}
-	// A container archive fails in the task, as reading it as VMA does.
+	// A container archive fails in the task: qemu-server
+	// src/PVE/QemuServer.pm restore_tar_archive finds no qemu-server.conf.
 	e.taskFails(t, e.postRestoreVM(t, "203", SeedLXCBackup),
-		"archive '"+SeedLXCBackup+"' is a lxc backup and cannot be restored as a qemu")
+		"ERROR: file '/var/lib/vz/dump/"+strings.TrimPrefix(SeedLXCBackup, "local:backup/")+
+			"' does not look like a QemuServer vzdump backup")
 	// A failed restore is not cleaned up: the VM stays, empty and unlocked.
 	e.taskFails(t, e.postRestoreVM(t, "207", SeedQemuBackup, "live-restore", "1"),
 		"live-restore is only compatible with backup images from a Proxmox Backup Server")
@@ -126,4 +129,18 @@ func TestW11QemuRestoreLockedWhileRunning(t *testing.T) {
 func (e *env) createCTForRestore(t *testing.T, vmid string) {
 	t.Helper()
 	e.taskOK(t, e.postCT(t, vmid, []string{"rootfs", "local-lvm:1", "hostname", "old-ct"}))
+}
+
+// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn runs
+// check_protection($conf, $emsg) with $emsg "unable to restore VM N -", so
+// the text carries two dashes; the create lock goes, the VM stays.
+func TestQemuRestoreOverProtectedVM(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.createVM(t, "208", "name", "old", "scsi0", "local-lvm:1", "protection", "1")
+	e.taskFails(t, e.postRestoreVM(t, "208", SeedQemuBackup, "force", "1"),
+		"unable to restore VM 208 - - protection mode enabled")
+	if cfg := e.vmConfig(t, "pve1", "208"); cfg["lock"] != "" || cfg["name"] != "old" {
+		t.Errorf("config after the failed restore = %v", cfg)
+	}
 }

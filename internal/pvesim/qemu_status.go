@@ -13,6 +13,7 @@ import (
 
 // lookupQemu is load_config for a vmid on a node, for task code: the
 // missing config is W12's text.
+// pve-guest-common src/PVE/AbstractConfig.pm load_config
 func lookupQemu(cl *Cluster, node string, vmid int) (*Guest, error) {
 	return lookupGuest(cl, QEMU, node, vmid)
 }
@@ -95,6 +96,7 @@ func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
 }
 
 // listQemu is vmlist: the VMs whose config lives on the node.
+// qemu-server src/PVE/API2/Qemu.pm vmlist
 func (s *Sim) listQemu(c *call) (any, error) {
 	node := c.str("node")
 	out := []map[string]any{}
@@ -109,6 +111,7 @@ func (s *Sim) listQemu(c *call) (any, error) {
 
 // qemuStatusCurrent is vm_status (W18: a paused VM is status running,
 // qmpstatus paused).
+// qemu-server src/PVE/API2/Qemu.pm vm_status
 func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 	g, err := loadQemu(c)
 	if err != nil {
@@ -127,6 +130,9 @@ func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 
 // rootOnly is the "Only root may use this option." check of parameters
 // only root@pam may set (a false boolean counts as unset, as in Perl).
+// qemu-server src/PVE/API2/Qemu.pm (raise_param_exc "Only root may use this
+// option." in vm_start, vm_stop, vm_reset, vm_suspend, vm_resume, resize_vm,
+// destroy_vm, migrate_vm).
 func rootOnly(c *call, names ...string) error {
 	if c.user.String() == "root@pam" {
 		return nil
@@ -139,6 +145,7 @@ func rootOnly(c *call, names ...string) error {
 	return nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_start
 func (s *Sim) startQemu(c *call) (any, error) {
 	if err := rootOnly(c, "stateuri", "skiplock", "migratedfrom", "migration_type", "migration_network",
 		"targetstorage", "force-cpu", "with-conntrack-state", "nets-host-mtu"); err != nil {
@@ -259,6 +266,8 @@ func (s *Sim) checkEFIVars(t *Task, g *Guest) {
 // checkStartVolumes is what activating the volumes checks: the storage
 // offers the volume's content type (W27: a cloud-init drive on a storage
 // without images fails here), is usable on the node and holds the volume.
+// qemu-server src/PVE/QemuServer.pm check_volume_storage_type; a missing volume
+// dies in pve-storage src/PVE/Storage/Plugin.pm (activate_volume).
 func checkStartVolumes(cl *Cluster, g *Guest) error {
 	for _, key := range guestDrives(g.Config) {
 		d, ok := parseDrive(key, g.Config[key])
@@ -284,6 +293,7 @@ func checkStartVolumes(cl *Cluster, g *Guest) error {
 
 // vmStop is _do_vm_stop: a stopped guest is left alone (the task succeeds),
 // a locked one refused; pending changes apply once it is down.
+// qemu-server src/PVE/QemuServer.pm _do_vm_stop
 func (s *Sim) vmStop(cl *Cluster, g *Guest, skiplock bool) error {
 	if g.Status != "running" {
 		return nil
@@ -298,6 +308,7 @@ func (s *Sim) vmStop(cl *Cluster, g *Guest, skiplock bool) error {
 	return nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_stop
 func (s *Sim) stopQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock", "keepActive", "migratedfrom"); err != nil {
 		return nil, err
@@ -307,6 +318,8 @@ func (s *Sim) stopQemu(c *call) (any, error) {
 
 // stopTask runs vm_stop in a task: check_running fails on a guest that is
 // not on the node.
+// qemu-server src/PVE/QemuServer.pm check_running and
+// src/PVE/QemuConfig.pm assert_config_exists_on_node.
 func (s *Sim) stopTask(c *call, typ string) string {
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
 	cl := c.cluster
@@ -322,11 +335,13 @@ func (s *Sim) stopTask(c *call, typ string) string {
 
 // pausedOn is vm_is_paused($vmid, 1): false for a guest that is not on the
 // node.
+// qemu-server src/PVE/QemuServer.pm vm_is_paused
 func pausedOn(c *call) bool {
 	g := c.cluster.Guests[c.intParam("vmid", 0)]
 	return g != nil && g.Type == QEMU && g.Node == c.str("node") && g.Status == "running" && g.Paused
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_shutdown
 func (s *Sim) shutdownQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock", "keepActive"); err != nil {
 		return nil, err
@@ -338,6 +353,9 @@ func (s *Sim) shutdownQemu(c *call) (any, error) {
 }
 
 // runningOn is check_running: the config must be on the node.
+// qemu-server src/PVE/QemuServer.pm check_running (the API's "VM $vmid not
+// running" is qemu-server src/PVE/API2/Qemu.pm vm_reset, vm_reboot, vm_suspend,
+// vm_resume).
 func runningOn(c *call) (*Guest, error) {
 	g, err := assertQemuOnNode(c)
 	if err != nil {
@@ -349,6 +367,7 @@ func runningOn(c *call) (*Guest, error) {
 	return g, nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_reboot
 func (s *Sim) rebootQemu(c *call) (any, error) {
 	if pausedOn(c) {
 		return nil, errorf("VM is paused - cannot shutdown")
@@ -374,6 +393,7 @@ func (s *Sim) rebootQemu(c *call) (any, error) {
 	return t.UPID, nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_reset
 func (s *Sim) resetQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -396,6 +416,8 @@ func (s *Sim) resetQemu(c *call) (any, error) {
 	return t.UPID, nil
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_suspend and
+// src/PVE/QemuServer/RunState.pm vm_suspend.
 func (s *Sim) suspendQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock"); err != nil {
 		return nil, err
@@ -453,6 +475,8 @@ func (s *Sim) suspendQemu(c *call) (any, error) {
 // hibernate is vm_suspend with todisk: the RAM goes to a state volume, the
 // guest stops and keeps "lock: suspended" until the next start (W10: not a
 // task lock).
+// qemu-server src/PVE/QemuServer/RunState.pm vm_suspend (todisk); the state
+// volume's name and size are src/PVE/QemuConfig.pm __snapshot_save_vmstate.
 func (s *Sim) hibernate(cl *Cluster, g *Guest, t *Task, storage string) error {
 	st := cl.Storage(storage)
 	if st == nil {
@@ -478,11 +502,14 @@ func (s *Sim) hibernate(cl *Cluster, g *Guest, t *Task, storage string) error {
 
 // vmstateStorage is find_vmstate_storage: vmstatestorage, else the first
 // shared storage a disk uses, else the first storage a disk uses.
+// qemu-server src/PVE/QemuConfig.pm find_vmstate_storage
 func vmstateStorage(cl *Cluster, g *Guest) string {
 	if st := g.Config["vmstatestorage"]; st != "" {
 		return st
 	}
-	var first string
+	// A file-based storage (one with a path) is preferred within each
+	// group: the last one wins, else the first storage seen.
+	var shared, local string
 	for _, key := range guestDrives(g.Config) {
 		d, ok := parseDrive(key, g.Config[key])
 		if !ok || d.isCDROM() {
@@ -492,19 +519,29 @@ func vmstateStorage(cl *Cluster, g *Guest) string {
 		if !found {
 			continue
 		}
-		if st := cl.Storage(storeID); st != nil && st.Shared {
-			return storeID
+		st := cl.Storage(storeID)
+		if st == nil {
+			continue
 		}
-		if first == "" {
-			first = storeID
+		dst := &local
+		if st.Shared {
+			dst = &shared
+		}
+		if *dst == "" || st.Config["path"] != "" {
+			*dst = storeID
 		}
 	}
-	if first == "" {
-		first = "local"
+	switch {
+	case shared != "":
+		return shared
+	case local != "":
+		return local
 	}
-	return first
+	return "local"
 }
 
+// qemu-server src/PVE/API2/Qemu.pm vm_resume and
+// src/PVE/QemuServer/RunState.pm vm_resume.
 func (s *Sim) resumeQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock", "nocheck"); err != nil {
 		return nil, err

@@ -24,13 +24,25 @@ const (
 type reply struct {
 	status int
 	reason string // HTTP reason phrase; "" for the standard one
-	body   []byte // nil: no body at all (pveproxy's own errors, 401s)
+	body   []byte // nil: no body at all (401s, an unknown method)
+	// plain marks a body that is not JSON: pveproxy's error() text, sent
+	// without a Content-Type.
+	plain bool
 }
 
-// bareReply is an answer of pveproxy itself (auth, transport checks): the
-// text is only in the reason phrase, there is no body.
+// bareReply is an answer of pveproxy itself that carries no content: the
+// text is only in the reason phrase (pve-http-server
+// src/PVE/APIServer/AnyEvent.pm: auth failures in handle_request, an
+// unknown method in process_request).
 func bareReply(status int, message string) reply {
 	return reply{status: status, reason: message}
+}
+
+// proxyError is pveproxy's own error(): since libpve-http-server-perl 5.2.0
+// (PVE 8.4) the text is also the body, without a Content-Type
+// (pve-http-server src/PVE/APIServer/AnyEvent.pm error, commit 9b59e1f).
+func proxyError(status int, message string) reply {
+	return reply{status: status, reason: message, body: []byte(message), plain: true}
 }
 
 // errorReply is a rest_handler error through the JSON formatter (W4):
@@ -96,7 +108,7 @@ func (s *Sim) send(w http.ResponseWriter, r *http.Request, rep reply) {
 	h := w.Header()
 	s.commonHeaders(h)
 	body := rep.body
-	if body != nil {
+	if body != nil && !rep.plain {
 		h.Set("Content-Type", jsonContentType)
 		if rep.status < http.StatusBadRequest && len(body) > gzipThreshold &&
 			strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
@@ -140,7 +152,9 @@ func (s *Sim) sendRaw(w http.ResponseWriter, r *http.Request, rep reply, reason 
 	h := http.Header{}
 	s.commonHeaders(h)
 	if rep.body != nil {
-		h.Set("Content-Type", jsonContentType)
+		if !rep.plain {
+			h.Set("Content-Type", jsonContentType)
+		}
 		h.Set("Content-Length", strconv.Itoa(len(rep.body)))
 	}
 	h.Set("Connection", "close")

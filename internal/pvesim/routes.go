@@ -78,15 +78,25 @@ func (c *call) can(path string, anyOf bool, privs ...string) bool {
 }
 
 // check is RPCEnvironment::check / check_any: a 403 naming path and
-// privileges when the caller lacks them (W49).
+// privileges when the caller lacks them (W49). pve-access-control
+// src/PVE/RPCEnvironment.pm: check names the first privilege missing,
+// check_any all of them.
 func (c *call) check(path string, anyOf bool, privs ...string) error {
 	if c.can(path, anyOf, privs...) {
 		return nil
 	}
+	if !anyOf {
+		for _, priv := range privs {
+			if !c.can(path, false, priv) {
+				return permError(path + ", " + priv)
+			}
+		}
+	}
 	return permError(path + ", " + strings.Join(privs, "|"))
 }
 
-// checkPermModify is RPCEnvironment::check_perm_modify.
+// checkPermModify is RPCEnvironment::check_perm_modify (pve-access-control
+// src/PVE/RPCEnvironment.pm).
 func (c *call) checkPermModify(path string) error {
 	privs := []string{"Permissions.Modify"}
 	switch {

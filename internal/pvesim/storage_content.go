@@ -65,6 +65,7 @@ var unsafeFileChar = regexp.MustCompile(`[^a-zA-Z0-9_.\-]`)
 // normalizeContentFilename is PVE's normalize_content_filename: a trailing
 // newline goes, everything up to the last slash or backslash goes, and any
 // character but letters, digits, '_', '.' and '-' becomes '_'.
+// pve-storage src/PVE/Storage.pm normalize_content_filename
 func normalizeContentFilename(name string) string {
 	name = strings.TrimSuffix(name, "\n")
 	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
@@ -75,6 +76,7 @@ func normalizeContentFilename(name string) string {
 
 // checkTemplateName normalises a file name and checks it against the
 // content type's rule (W44): a 400 naming "filename" when it fails.
+// pve-storage src/PVE/API2/Storage/Status.pm upload and download_url
 func checkTemplateName(content, filename string) (string, error) {
 	rule, ok := templateContents[content]
 	if !ok {
@@ -88,6 +90,7 @@ func checkTemplateName(content, filename string) (string, error) {
 }
 
 // templateFormat is the format PVE's content listing reports for a file.
+// pve-storage src/PVE/Storage/Plugin.pm list_volumes (the format of a file)
 func templateFormat(content, name string) string {
 	lower := strings.ToLower(name)
 	switch content {
@@ -106,6 +109,7 @@ func templateFormat(content, name string) string {
 
 // contentPath is where a file of that content lives on the storage
 // (get_subdir), for PVE's messages that name a path.
+// pve-storage src/PVE/Storage/Plugin.pm get_subdir
 func contentPath(st *Storage, content, name string) string {
 	return st.Config["path"] + "/" + templateContents[content].subdir + "/" + name
 }
@@ -187,6 +191,7 @@ func (b *fileBlob) bytes() []byte {
 
 // checkChecksum is the worker's comparison of PVE's get_file_hash with the
 // expected value, case-insensitively.
+// pve-storage src/PVE/API2/Storage/Status.pm upload (checksum comparison)
 func (b *fileBlob) checkChecksum(algorithm, expected string) error {
 	if algorithm == "" {
 		return nil
@@ -202,6 +207,10 @@ func (b *fileBlob) checkChecksum(algorithm, expected string) error {
 // an image for import must be in the format its extension names
 // (file_size_info through qemu-img), an OVA must be a tar archive. An ISO
 // may hold any bytes.
+// pve-storage src/PVE/API2/Storage/Status.pm upload: file_size_info($tmp,
+// 10, $format, 1) (pve-storage src/PVE/Storage/Plugin.pm; an untrusted
+// image's qemu-img error is the error) and assert_ova_contents (the
+// simulator reads the tar magic, not the member list).
 func (b *fileBlob) checkImage(content, format, path string) error {
 	if content != "import" {
 		return nil
@@ -210,7 +219,7 @@ func (b *fileBlob) checkImage(content, format, path string) error {
 	switch format {
 	case "qcow2", "vmdk":
 		if !bytes.HasPrefix(b.head, []byte(magic[format])) {
-			return errorf("qemu-img: Could not open '%s': Image is not in %s format", path, format)
+			return errorf("qemu-img: Could not open '%s': Image is not in %s format", path, format) // inferred: qemu-img's own wording (QEMU)
 		}
 	case "ova":
 		if len(b.head) < 262 || string(b.head[257:262]) != "ustar" {
@@ -233,6 +242,8 @@ func (s *Sim) storeFile(cl *Cluster, st *Storage, node, content, name string, bl
 
 // realVolumeID is Content.pm's real_volume_id: a volume given with its
 // storage must name the storage of the path; one without gets it.
+// pve-storage src/PVE/API2/Storage/Content.pm $real_volume_id (the parse
+// error is pve-storage src/PVE/Storage.pm parse_volume_id).
 func realVolumeID(storage, volume string) (string, error) {
 	if !strings.Contains(volume, ":") {
 		if storage == "" {
@@ -256,6 +267,7 @@ var volumeIDPattern = regexp.MustCompile(`(?i)^[a-z][a-z0-9\-_.]*[a-z0-9]:.+$`)
 // volumeInfo is GET .../content/{volume}: path, size, used and format of
 // an existing volume. A missing file has no format, which PVE reports as
 // such.
+// pve-storage src/PVE/API2/Storage/Content.pm info
 func volumeInfo(c *call) (any, error) {
 	volid, err := realVolumeID(c.str("storage"), c.str("volume"))
 	if err != nil {
@@ -279,6 +291,7 @@ func volumeInfo(c *call) (any, error) {
 }
 
 // volumePath is the plugin's path() for a volume name.
+// pve-storage src/PVE/Storage/Plugin.pm path and filesystem_path
 func volumePath(st *Storage, content, volname string) string {
 	if !st.fileStorage() {
 		return "/dev/" + st.Config["vgname"] + "/" + volname
@@ -300,6 +313,9 @@ func volumePath(st *Storage, content, volname string) string {
 // volume. A file that is already gone only warns, so the task succeeds.
 // PVE does not look at guest configurations here: an ISO still attached
 // to a VM is deleted all the same.
+// pve-storage src/PVE/API2/Storage/Content.pm delete (permissions, the imgdel
+// worker; vdisk_free warns for a missing file in pve-storage
+// src/PVE/Storage/Plugin.pm free_image).
 func (s *Sim) deleteVolume(c *call) (any, error) {
 	volid, err := realVolumeID(c.str("storage"), c.str("volume"))
 	if err != nil {
@@ -350,6 +366,8 @@ func (s *Sim) deleteVolume(c *call) (any, error) {
 // the task, answering null when it ended well and its error when not. The
 // simulator cannot wait with the model locked, so a task that would end
 // within the delay ends now.
+// pve-storage src/PVE/API2/Storage/Content.pm delete ($background_delay:
+// die "$status\n" when the task failed).
 func (s *Sim) awaitDelete(t *Task, delaySeconds int) (any, error) {
 	if t.running && !t.waiting && !t.due.After(s.now().Add(time.Duration(delaySeconds)*time.Second)) {
 		t.due = s.now()

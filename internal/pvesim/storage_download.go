@@ -48,6 +48,9 @@ type fetchError struct {
 //
 // The simulator fetches only from loopback addresses, over plain HTTP or
 // HTTPS (verify-certificates honoured), without holding the model lock.
+// pve-storage src/PVE/API2/Storage/Status.pm download_url (permissions:
+// Datastore.AllocateTemplate, then Sys.Audit+Sys.Modify on / or
+// Sys.AccessNetwork on the node, raised bare; the storage and content checks).
 func (s *Sim) downloadURL(c *call) (any, error) {
 	node := c.str("node")
 	if err := c.check("/storage/"+c.str("storage"), false, "Datastore.AllocateTemplate"); err != nil {
@@ -87,7 +90,7 @@ func (s *Sim) downloadURL(c *call) (any, error) {
 			if content != "iso" {
 				return errorf("decompression not supported for %s", content)
 			}
-			return errorf("decompression with '%s' is not simulated", compression)
+			return errorf("decompression with '%s' is not simulated", compression) // not simulated: decompression
 		}
 		return s.finishDownload(c.cluster, t, job)
 	})
@@ -104,6 +107,9 @@ func (s *Sim) withoutModelLock(fn func()) {
 }
 
 // finishDownload is download_file_from_url inside the worker.
+// pve-common src/PVE/Tools.pm download_file_from_url (run_command errmsg
+// "download failed"); the exit codes are wget's (inferred: 3 file I/O,
+// 4 network, 5 TLS verification, 8 an error answer, as wget documents them).
 func (s *Sim) finishDownload(cl *Cluster, t *Task, job *downloadJob) error {
 	t.Log("downloading %s to %s", job.url, job.dest)
 	if job.existing != nil {
@@ -146,6 +152,7 @@ func (s *Sim) finishDownload(cl *Cluster, t *Task, job *downloadJob) error {
 }
 
 // errNotLoopback refuses a connection to anything but the local host.
+// not simulated: fetches from other hosts
 var errNotLoopback = errors.New("pvesim downloads only from loopback addresses (127.0.0.0/8, ::1)")
 
 // fetchLoopback downloads rawURL as wget would, into a blob. Only loopback

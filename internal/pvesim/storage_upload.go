@@ -38,7 +38,9 @@ func isUpload(method string, m *schema.Method) bool {
 	return method == http.MethodPost && m != nil && m.Path() == uploadTemplate
 }
 
-// receiveUpload is pveproxy's upload path: the caller needs
+// receiveUpload is pveproxy's upload path (pve-http-server
+// src/PVE/APIServer/AnyEvent.pm process_request, file_upload_multipart;
+// the permission is checked before the body is read): the caller needs
 // Datastore.AllocateTemplate on the storage before the body is read; the
 // body must be multipart/form-data with the fields content,
 // checksum-algorithm and checksum (each optional, in that order) followed
@@ -61,7 +63,11 @@ func (s *Sim) receiveUpload(r *http.Request, rel string, m *schema.Method, rt *r
 	params := decodeURLEncoded(r.URL.RawQuery)
 	blob, err := readUploadBody(multipart.NewReader(io.LimitReader(r.Body, r.ContentLength), ctParams["boundary"]), params)
 	if err != nil {
-		return bareReply(http.StatusNotImplemented, err.Error())
+		// pve-http-server src/PVE/APIServer/AnyEvent.pm
+		// file_upload_multipart: its eval answers error(500, $err). Its
+		// dies have no newline, so Perl adds the source location, which
+		// differs per release and is left out here.
+		return proxyError(http.StatusInternalServerError, err.Error())
 	}
 	tmp := uploadTempName()
 	pendingUploads.Store(tmp, blob)
@@ -133,11 +139,8 @@ func uploadTempName() string {
 // name without a word.
 func (s *Sim) uploadFile(c *call) (any, error) {
 	node := c.str("node")
-	// Upload is not proxied: pveproxy copies the file to another node
-	// itself, which needs the node's address.
-	if c.cluster.Node(node) == nil {
-		return nil, errorf("Unable to get IP for node '%s' - node offline?", node)
-	}
+	// pve-storage src/PVE/API2/Storage/Status.pm upload: storage, path,
+	// temporary file, file name and content checks, in that order.
 	st, err := usableStorage(c.cluster, c.str("storage"), node)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,13 @@ func (s *Sim) uploadFile(c *call) (any, error) {
 	}
 	if !st.hasContent(content) {
 		return nil, errorf("storage '%s' does not support '%s' content", st.ID, content)
+	}
+	// Upload is not proxied: the handler copies the file to another node
+	// itself, which needs the node's address (pve-cluster
+	// src/PVE/Cluster.pm remote_node_ip, falling back to pve-common
+	// src/PVE/Network.pm get_ip_from_hostname).
+	if c.cluster.Node(node) == nil {
+		return nil, errorf("hostname lookup '%s' failed - failed to get address info for: %s: Name or service not known", node, node)
 	}
 	dest := contentPath(st, content, name)
 	algorithm, checksum := c.str("checksum-algorithm"), c.str("checksum")
@@ -186,6 +196,8 @@ func (s *Sim) uploadFile(c *call) (any, error) {
 			free += old.Size
 		}
 		if blob.size > free {
+			// pve-storage src/PVE/API2/Storage/Status.pm upload (run_command
+			// errmsg "import failed"); inferred: the rest is cp's (coreutils).
 			return errorf("import failed: cp: error writing '%s': No space left on device", dest)
 		}
 		if err := s.storeFile(c.cluster, st, node, content, name, blob); err != nil {

@@ -89,7 +89,9 @@ func TestUploadStorageChecks(t *testing.T) {
 }
 
 // pveproxy's upload parser wants the text fields first, in its order, and
-// the file last, as the part named "filename".
+// the file last, as the part named "filename" (pve-http-server
+// src/PVE/APIServer/AnyEvent.pm file_upload_multipart: its dies end in
+// error(500, $err)).
 func TestUploadBodyShape(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -100,13 +102,13 @@ func TestUploadBodyShape(t *testing.T) {
 		"unknown field":           {field("content", "iso"), field("node", "pve1"), filePart("x.iso", data)},
 		"no file":                 {field("content", "iso")},
 	} {
-		e.upload(t, "pve1", "local", parts...).wantStatus(t, http.StatusNotImplemented, "upload failed")
+		e.upload(t, "pve1", "local", parts...).wantStatus(t, http.StatusInternalServerError, "upload failed")
 		if _, ok := volumeOn(e.sim, "pve1", "local:iso/x.iso"); ok {
 			t.Fatalf("%s: the file was stored", name)
 		}
 	}
 	e.upload(t, "pve1", "local", field("content", "iso"), multipartPart{name: "file", fileName: "x.iso", data: data}).
-		wantStatus(t, http.StatusNotImplemented, "wrong field name 'file' for file upload, expected 'filename'")
+		wantStatus(t, http.StatusInternalServerError, "wrong field name 'file' for file upload, expected 'filename'")
 	e.call(t, http.MethodPost, "/nodes/pve1/storage/local/upload", form("content", "iso", "filename", "x.iso")).
 		wantStatus(t, http.StatusNotImplemented, "upload 'Content-Type 'application/x-www-form-urlencoded' not implemented")
 }
@@ -152,10 +154,13 @@ func TestUploadedImageSeedsAVMDiskW25(t *testing.T) {
 	e.taskFails(t, e.resize(t, "120", "scsi0", "1G"), "shrinking disks is not supported")
 }
 
-// Upload is not proxied to the node: an unknown node fails in the handler.
+// Upload is not proxied to the node: an unknown node fails in the handler,
+// when it looks up the node's address (pve-cluster src/PVE/Cluster.pm
+// remote_node_ip, then pve-common src/PVE/Network.pm get_ip_from_hostname).
 func TestUploadToUnknownNode(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	e.upload(t, "pve9", "local", field("content", "iso"), filePart("x.iso", []byte("x"))).
-		wantStatus(t, http.StatusInternalServerError, "Unable to get IP for node 'pve9' - node offline?")
+		wantStatus(t, http.StatusInternalServerError,
+			"hostname lookup 'pve9' failed - failed to get address info for: pve9: Name or service not known")
 }

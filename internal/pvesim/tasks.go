@@ -300,6 +300,7 @@ func (s *Sim) registerTaskRoutes() {
 }
 
 // decodeUPID checks a {upid} parameter against upid_decode's grammar.
+// pve-manager PVE/API2/Tasks.pm (upid_decode: "unable to parse worker upid")
 func decodeUPID(upid string) error {
 	if !upidPattern.MatchString(upid) {
 		return paramError(map[string]string{"upid": "unable to parse worker upid"})
@@ -358,6 +359,7 @@ func taskFields(t *Task) map[string]any {
 	return out
 }
 
+// pve-manager PVE/API2/Tasks.pm read_task_status
 func (s *Sim) taskStatus(c *call) (any, error) {
 	if err := decodeUPID(c.str("upid")); err != nil {
 		return nil, err
@@ -382,6 +384,7 @@ func (s *Sim) taskStatus(c *call) (any, error) {
 // skips lines, limit 0 reads to the end, "total" counts all lines. PVE does
 // not check that the task exists here: a missing log file reads as one
 // line saying so.
+// pve-manager PVE/API2/Tasks.pm read_task_log
 func (s *Sim) taskLog(c *call) (any, error) {
 	upid := c.str("upid")
 	if err := decodeUPID(upid); err != nil {
@@ -396,7 +399,7 @@ func (s *Sim) taskLog(c *call) (any, error) {
 		return nil, err
 	}
 	if c.boolParam("download") {
-		return nil, errorf("'download' is not supported by this simulator")
+		return nil, errorf("'download' is not supported by this simulator") // not simulated: the log download
 	}
 	if t == nil {
 		total := 1

@@ -31,8 +31,10 @@ func checkCTBaseVolumesFree(cl *Cluster, g *Guest) error {
 		if v == nil || linkedCloneOf(cl, v) == "" {
 			continue
 		}
+		// pve-storage src/PVE/Storage.pm vdisk_free, reached through
+		// pve-container src/PVE/LXC.pm destroy_lxc_container.
 		_, volname, _ := strings.Cut(volid, ":")
-		return errorf("base volume '%s' is still in use by linked cloned", volname)
+		return errorf("base volume '%s' is still in use by linked clones", volname)
 	}
 	return nil
 }

@@ -51,7 +51,7 @@ func TestW17CTTemplateWithLinkedCloneIsNotDestroyed(t *testing.T) {
 	}
 
 	e.taskFails(t, e.call(t, http.MethodDelete, "/nodes/pve1/lxc/100", nil),
-		"base volume 'base-100-disk-0' is still in use by linked cloned")
+		"base volume 'base-100-disk-0' is still in use by linked clones")
 	if cfg := e.ctConfig(t, "pve1", "100"); cfg["template"] != "1" {
 		t.Errorf("template config after refused destroy = %v", cfg)
 	}

@@ -17,9 +17,6 @@ import (
 // whole extents, so their size is rounded up to it.
 const lvmExtent = 4 * mib
 
-// fileStorage tells whether the storage keeps images as files under a path
-// ("$path/images/VMID/NAME.FMT"), which is how pve-storage decides whether a
-// volume name carries a format suffix.
 // overcommits tells storages whose volumes take no space up front, so PVE
 // allocates and grows them beyond the free space: pve-storage
 // src/PVE/Storage/LvmThinPlugin.pm alloc_image creates a thin volume with
@@ -32,6 +29,11 @@ func (s *Storage) overcommits() bool {
 	return s.Type == "lvmthin" || s.fileStorage()
 }
 
+// fileStorage tells whether the storage keeps images as files under a path
+// ("$path/images/VMID/NAME.FMT"), which is how pve-storage decides whether a
+// volume name carries a format suffix.
+// pve-storage src/PVE/Storage/Plugin.pm (plugins with a path: filesystem_path,
+// parse_name_dir).
 func (s *Storage) fileStorage() bool {
 	switch s.Type {
 	case "dir", "nfs", "cifs", "glusterfs", "cephfs", "btrfs":
@@ -42,6 +44,7 @@ func (s *Storage) fileStorage() bool {
 
 // formats is the plugin's "format" plugindata: the valid image formats and
 // the default one, which storage.cfg's "format" option overrides.
+// pve-storage src/PVE/Storage/*Plugin.pm plugindata formats.
 func (s *Storage) formats() (def string, valid map[string]bool) {
 	def = "raw"
 	valid = map[string]bool{"raw": true}
@@ -61,6 +64,7 @@ func (s *Storage) formats() (def string, valid map[string]bool) {
 
 // resolveFormat is resolve_format_hint: the hint when the storage supports
 // it, else the storage's default format.
+// pve-storage src/PVE/Storage.pm resolve_format_hint
 func (s *Storage) resolveFormat(hint string) string {
 	def, valid := s.formats()
 	if hint != "" && valid[hint] {
@@ -104,6 +108,8 @@ var (
 )
 
 // parseVolume is parse_volume_id plus the storage plugin's parse_volname.
+// pve-storage src/PVE/Storage.pm parse_volume_id and storage_config;
+// src/PVE/Storage/Plugin.pm, LVMPlugin.pm, LvmThinPlugin.pm parse_volname.
 func parseVolume(cl *Cluster, volid string) (*Storage, volInfo, error) {
 	storeID, volname, ok := strings.Cut(volid, ":")
 	if !ok || storeID == "" || volname == "" {
@@ -155,6 +161,7 @@ func fileFormat(vtype, name string) string {
 
 // nextDiskName is get_next_vm_diskname: the lowest disk number the guest
 // does not use on this storage instance, "vm-" and "base-" images alike.
+// pve-storage src/PVE/Storage/Plugin.pm get_next_vm_diskname
 func nextDiskName(cl *Cluster, st *Storage, node string, vmid int, format string) string {
 	used := map[int]bool{}
 	for _, v := range cl.VolumesOn(st.ID, node) {
@@ -192,6 +199,7 @@ type allocation struct {
 // allocVolume is vdisk_alloc: it checks the storage is usable on the node,
 // names the image, refuses an existing name with the plugin's text, checks
 // the space and stores the new volume.
+// pve-storage src/PVE/Storage.pm vdisk_alloc and the plugins' alloc_image.
 func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
 	st, err := usableStorage(cl, a.storage, a.node)
 	if err != nil {
@@ -203,7 +211,7 @@ func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
 		format = def
 	}
 	if !valid[format] {
-		return nil, errorf("unsupported format '%s'", format)
+		return nil, errorf("unsupported format '%s'", format) // pve-storage src/PVE/Storage/LvmThinPlugin.pm alloc_image (die "unsupported format")
 	}
 	name := a.name
 	if name == "" {
@@ -244,6 +252,10 @@ func (s *Sim) allocVolume(cl *Cluster, a allocation) (*Volume, error) {
 
 // volumeExistsError is the plugin's refusal to allocate a name that is
 // taken (W21, W27).
+// pve-storage src/PVE/Storage/Plugin.pm alloc_image ("disk image ... already
+// exists") and LVMPlugin.pm/LvmThinPlugin.pm alloc_image (run_command errmsg
+// "lvcreate '$vg/$name' error", then lvm2's own message as captured on a PVE
+// 9.2 node).
 func volumeExistsError(st *Storage, vmid int, name string) error {
 	if st.fileStorage() {
 		return errorf("disk image '%s/%s' already exists", st.imagesPath(vmid), name)
@@ -253,6 +265,8 @@ func volumeExistsError(st *Storage, vmid int, name string) error {
 }
 
 // volumeSize is volume_size_info: the size of an existing volume.
+// qemu-server src/PVE/API2/Qemu.pm create_disks (volume_size_info of an existing
+// volume: "volume $volid does not exist").
 func volumeSize(cl *Cluster, node, volid string) (int64, error) {
 	v := cl.Volume(node, volid)
 	if v == nil {
@@ -263,13 +277,16 @@ func volumeSize(cl *Cluster, node, volid string) (int64, error) {
 
 // freeVolume is vdisk_free. A base image still backing a linked clone is
 // refused, as pve-storage refuses it.
+// pve-storage src/PVE/Storage.pm vdisk_free (a missing file or LV fails in the
+// plugin: src/PVE/Storage/Plugin.pm path checks).
 func freeVolume(cl *Cluster, node, volid string) error {
 	v := cl.Volume(node, volid)
 	if v == nil {
 		return errorf("volume '%s' does not exist", volid)
 	}
 	if clone := linkedCloneOf(cl, v); clone != "" {
-		return errorf("base volume '%s' is still in use by linked cloned", volid)
+		_, volname, _ := strings.Cut(volid, ":")
+		return errorf("base volume '%s' is still in use by linked clones", volname)
 	}
 	cl.RemoveVolume(node, volid)
 	return nil
@@ -287,6 +304,7 @@ func linkedCloneOf(cl *Cluster, base *Volume) string {
 
 // createBase is vdisk_create_base: the image is renamed from "vm-" to
 // "base-" and becomes read-only template data. It returns the new volid.
+// pve-storage src/PVE/Storage.pm vdisk_create_base and the plugins' create_base.
 func createBase(cl *Cluster, node, volid string) (string, error) {
 	v := cl.Volume(node, volid)
 	if v == nil {
@@ -302,11 +320,11 @@ func createBase(cl *Cluster, node, volid string) (string, error) {
 		return volid, nil
 	}
 	if !strings.HasPrefix(name, "vm-") {
-		return "", errorf("unable to create base volume - found wrong name '%s'", name)
+		return "", errorf("unable to create base volume - found wrong name '%s'", name) // not simulated: every image the simulator makes is named vm- or base-
 	}
 	newVolid := st.ID + ":" + dir + "base-" + strings.TrimPrefix(name, "vm-")
 	if cl.Volume(node, newVolid) != nil {
-		return "", errorf("volume '%s' already exists", newVolid)
+		return "", errorf("volume '%s' already exists", newVolid) // pve-storage src/PVE/Storage/Plugin.pm create_base ("file ... already exists")
 	}
 	cl.RemoveVolume(node, volid)
 	moved := *v
@@ -319,6 +337,7 @@ func createBase(cl *Cluster, node, volid string) (string, error) {
 
 // ownedVolumes lists the images and container volumes a vmid owns on the
 // storages usable on node, sorted by volid: vdisk_list with a vmid filter.
+// pve-storage src/PVE/Storage.pm vdisk_list
 func ownedVolumes(cl *Cluster, node string, vmid int) []*Volume {
 	var out []*Volume
 	for _, st := range cl.Storages {
