@@ -30,8 +30,16 @@ const (
 // noLockTasks are guest tasks whose worker does not hold the guest's config
 // flock for its run: pve-container's clone_vm takes the flocks only around
 // each config write (lock_and_reload) and guards the guests with config
-// locks instead (src/PVE/API2/LXC.pm clone_vm).
-var noLockTasks = map[string]bool{"vzclone": true}
+// locks instead (src/PVE/API2/LXC.pm clone_vm). The snapshot workers of
+// both take it only around each config change and guard the guest with the
+// "snapshot", "snapshot-delete" or "rollback" config lock meanwhile
+// (pve-guest-common src/PVE/AbstractConfig.pm __snapshot_prepare,
+// __snapshot_commit, snapshot_delete, snapshot_rollback).
+var noLockTasks = map[string]bool{
+	"vzclone":    true,
+	"qmsnapshot": true, "qmdelsnapshot": true, "qmrollback": true,
+	"vzsnapshot": true, "vzdelsnapshot": true, "vzrollback": true,
+}
 
 // guestTaskLocks is the flock a guest task's worker holds for its whole run:
 // every worker of qemu-server and pve-container that changes a guest runs
