@@ -107,8 +107,9 @@ func isUnusedKey(k string) bool {
 // guestRunning is check_running / vm_running_locally.
 func guestRunning(g *Guest) bool { return g.Status == "running" }
 
-// snapshotPrepare is __snapshot_prepare, run where PVE's worker starts: the
-// checks, the "snapshot" lock and the section in state "prepare". It
+// snapshotPrepare is pve-guest-common src/PVE/AbstractConfig.pm
+// __snapshot_prepare, run where PVE's worker starts: the checks (its
+// texts), the "snapshot" lock and the section in state "prepare". It
 // returns the volumes to snapshot.
 func (s *Sim) snapshotPrepare(cl *Cluster, g *Guest, name string, saveState bool, comment string, t *taskNotes) ([]snapshotVolume, error) {
 	if g.IsTemplate() {
@@ -169,6 +170,7 @@ func (s *Sim) saveSnapshotState(cl *Cluster, g *Guest, name string) (string, err
 	storage := vmstateStorage(cl, g)
 	st := cl.Storage(storage)
 	if st == nil {
+		// pve-storage src/PVE/Storage.pm storage_config.
 		return "", errorf("storage '%s' does not exist", storage)
 	}
 	volname := "vm-" + itoa(g.VMID) + "-state-" + name
@@ -210,8 +212,9 @@ func checkNonMigratableResources(cfg map[string]string, withState bool) error {
 }
 
 // snapshotCommit is the rest of snapshot_create once the worker ran: the
-// volume snapshots, then __snapshot_commit (state and lock gone, the config's
-// parent is the new snapshot).
+// volume snapshots, then pve-guest-common src/PVE/AbstractConfig.pm
+// __snapshot_commit (its texts; state and lock gone, the config's parent is
+// the new snapshot).
 func snapshotCommit(cl *Cluster, g *Guest, name string, vols []snapshotVolume, t *Task) error {
 	for _, v := range vols {
 		if g.Type == QEMU {
@@ -235,7 +238,8 @@ func snapshotCommit(cl *Cluster, g *Guest, name string, vols []snapshotVolume, t
 	return nil
 }
 
-// snapshotDeletePrepare is the start of snapshot_delete: set_lock
+// snapshotDeletePrepare is the start of pve-guest-common
+// src/PVE/AbstractConfig.pm snapshot_delete (its texts): set_lock
 // ('snapshot-delete', after check_lock), then the template check and the
 // section in state "delete". Like PVE, a refusal after set_lock leaves the
 // lock in place.
@@ -254,7 +258,9 @@ func snapshotDeletePrepare(g *Guest, name string) error {
 	return nil
 }
 
-// snapshotDeleteFinish is the rest of snapshot_delete: the vmstate volume
+// snapshotDeleteFinish is the rest of pve-guest-common
+// src/PVE/AbstractConfig.pm snapshot_delete ($ensure_correct_lock's text):
+// the vmstate volume
 // and the volume snapshots go, the parent links skip the deleted snapshot,
 // and the volumes only the snapshot still named become unusedN of the
 // current config (the add_unused_volume calls; write_vm_config and
@@ -345,7 +351,8 @@ func dropUsedUnused(g *Guest) {
 	}
 }
 
-// snapshotRollbackPrepare is the first pass of snapshot_rollback: template,
+// snapshotRollbackPrepare is the first pass of pve-guest-common
+// src/PVE/AbstractConfig.pm snapshot_rollback (its texts): template,
 // snapshot, rollback_is_possible for every volume, snapstate, check_lock,
 // the guest stopped (__snapshot_rollback_vm_stop), then the "rollback" lock.
 func (s *Sim) snapshotRollbackPrepare(cl *Cluster, g *Guest, name string) error {
@@ -392,6 +399,7 @@ func (s *Sim) snapshotRollbackFinish(cl *Cluster, g *Guest, name string) error {
 		volumeRollback(cl, g.Node, v.volid, name)
 	}
 	if g.Lock() != "rollback" {
+		// pve-guest-common src/PVE/AbstractConfig.pm snapshot_rollback.
 		return errorf("got wrong lock")
 	}
 	delete(g.Config, "lock")

@@ -72,7 +72,10 @@ func snapshotTyped(typ GuestType, snap map[string]string) map[string]any {
 }
 
 // loadSnapshot is the "snapshot '...' does not exist" lookup every method
-// does on the loaded config.
+// does on the loaded config (pve-guest-common src/PVE/AbstractConfig.pm
+// load_snapshot_config, snapshot_delete, snapshot_rollback; qemu-server
+// src/PVE/API2/Qemu.pm and pve-container src/PVE/API2/LXC/Snapshot.pm
+// update_snapshot_config).
 func loadSnapshot(g *Guest, name string) (map[string]string, error) {
 	snap := g.Snapshots[name]
 	if snap == nil {

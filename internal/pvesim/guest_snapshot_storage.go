@@ -139,10 +139,11 @@ func volumeSnapshotDelete(cl *Cluster, node, volid, name string) {
 	v.Snapshots = snaps
 }
 
-// volumeRollbackPossible is PVE::Storage::volume_rollback_is_possible: a
-// host path cannot roll back; ZFSPoolPlugin.pm rolls back only to the most
-// recent snapshot; Plugin.pm (without snapshot-as-volume-chain) and
-// LvmThinPlugin.pm to any.
+// volumeRollbackPossible is pve-storage src/PVE/Storage.pm
+// volume_rollback_is_possible: a host path cannot roll back;
+// src/PVE/Storage/ZFSPoolPlugin.pm volume_rollback_is_possible (its texts,
+// with the volume id) rolls back only to the most recent snapshot;
+// Plugin.pm (without snapshot-as-volume-chain) and LvmThinPlugin.pm to any.
 func volumeRollbackPossible(cl *Cluster, node, volid, name string) error {
 	if strings.HasPrefix(volid, "/") {
 		return errorf("snapshot rollback file/device '%s' is not possible", volid)

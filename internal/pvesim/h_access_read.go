@@ -142,9 +142,10 @@ func listGroups(c *call) (any, error) {
 	return out, nil
 }
 
-// readUser is User.pm read_user. Its check is RPCEnvironment.pm's
-// 'userid-group' with User.Modify or Sys.Audit: the user must exist
-// ("no such user"), then the caller needs one of them on /access/groups
+// readUser is pve-access-control src/PVE/API2/User.pm read_user. Its check
+// is src/PVE/RPCEnvironment.pm check_api2_permissions' 'userid-group' with
+// User.Modify or Sys.Audit: the user must exist (src/PVE/AccessControl.pm
+// check_user_exist: "no such user"), then the caller needs one of them on /access/groups
 // or on a group the user is in (else a bare permission error); root@pam
 // skips the check. The answer is $extract_user_data with full: groups as a
 // sorted array, tokens as a hash by name (null without tokens).
@@ -185,7 +186,8 @@ func (s *Sim) readUser(c *call) (any, error) {
 	return out, nil
 }
 
-// readGroup is Group.pm read_group: the members (keys of a Perl hash, no
+// readGroup is pve-access-control src/PVE/API2/Group.pm read_group (its
+// "does not exist" text): the members (keys of a Perl hash, no
 // order; sorted here) and the comment.
 func readGroup(c *call) (any, error) {
 	gid := c.str("groupid")

@@ -106,12 +106,13 @@ func aplinfoIndex(*call) (any, error) {
 	return out, nil
 }
 
-// aplDownload is apl_download: the template must be in the index (a
-// parameter error), the storage enabled on the node, the record of type
-// lxc or openvz and the storage able to hold templates; the worker
-// ('download', id the template) is download_file_from_url with the
-// record's sha512sum required: an existing file is kept when its checksum
-// matches and refused otherwise.
+// aplDownload is pve-manager PVE/API2/Nodes.pm apl_download (its texts):
+// the template must be in the index (a parameter error), the storage
+// enabled on the node, the record of type lxc or openvz and the storage
+// able to hold templates; the worker ('download', id the template) is
+// pve-common src/PVE/Tools.pm download_file_from_url with the record's
+// sha512sum required: an existing file is kept when its checksum matches
+// and refused otherwise (its "checksum mismatch ... aborting" text).
 func (s *Sim) aplDownload(c *call) (any, error) {
 	node, template := c.str("node"), c.str("template")
 	apl, ok := applianceCatalog[template]

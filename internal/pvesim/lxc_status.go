@@ -127,8 +127,9 @@ func (s *Sim) startLXC(c *call) (any, error) {
 	return t.UPID, nil
 }
 
-// ctStartChecks are the vzstart worker's refusals: a template, a config
-// lock other than "mounted" (unless skiplock).
+// ctStartChecks are the vzstart worker's refusals (pve-container
+// src/PVE/API2/LXC/Status.pm vm_start): a template, a config lock other
+// than "mounted" (unless skiplock).
 func ctStartChecks(g *Guest, skiplock bool) error {
 	if g.IsTemplate() {
 		return errorf("you can't start a CT if it's a template")

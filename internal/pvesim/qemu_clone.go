@@ -173,6 +173,7 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 	// a guest elsewhere, or a container here, fails the worker instead
 	// (cloneOntoTakenID).
 	if old := cl.Guests[newid]; old != nil && old.Type == QEMU && old.Node == c.str("node") {
+		// qemu-server src/PVE/API2/Qemu.pm clone_vm.
 		return nil, errorf("unable to create VM %d: config file already exists", newid) // W13
 	}
 	running := src.Status == "running"

@@ -97,15 +97,17 @@ func checkVMUpdateDevicePerms(c *call, vmid int, set map[string]string, deletes 
 	return nil
 }
 
-// checkUSBPerm is check_usb_perm for a caller other than root@pam:
-// VM.Config.HWType, then a host device is root's unless it is "spice", a
-// mapping needs Mapping.Use on it.
+// checkUSBPerm is qemu-server src/PVE/API2/Qemu.pm check_usb_perm (its
+// texts) for a caller other than root@pam: VM.Config.HWType, then a host
+// device is root's unless it is "spice", a mapping needs Mapping.Use on it.
 func checkUSBPerm(c *call, vmid int, pool, opt, value string) error {
 	if err := c.checkVMPerm(vmid, pool, "VM.Config.HWType"); err != nil {
 		return err
 	}
 	dev, msg := qemuConfigMethod().PropertyString(opt, value)
 	if msg != "" {
+		// Unreachable from the API: the API schema's pve-qm-usb format
+		// refuses a malformed value first, with this answer.
 		return paramError(map[string]string{opt: "invalid format - " + msg})
 	}
 	switch {

@@ -19,10 +19,12 @@ type storageMap struct {
 	entries  map[string]string
 }
 
-// parseStorageMap is parse_idmap over the whole value (the schema checked
-// each entry alone, verify_storagepair): a source mapped twice, a second
-// default, or the identity beside other entries fail it; migrate_vm
-// answers "failed to parse storage map: ..." on its parameter.
+// parseStorageMap is pve-common src/PVE/JSONSchema.pm parse_idmap over the
+// whole value (the schema checked each entry alone, verify_storagepair): a
+// source mapped twice, a second default, or the identity beside other
+// entries fail it; qemu-server src/PVE/API2/Qemu.pm migrate_vm (and
+// pve-container src/PVE/API2/LXC.pm migrate_vm) answer "failed to parse
+// storage map: ..." on its parameter.
 func parseStorageMap(param, value string) (*storageMap, error) {
 	if value == "" {
 		return nil, nil
@@ -132,7 +134,8 @@ func targetStorageFor(cl *Cluster, m *storageMap, volid string) string {
 	return m.mapID(sid)
 }
 
-// targetStorageAvailable is QemuMigrate.pm target_storage_check_available:
+// targetStorageAvailable is qemu-server src/PVE/QemuMigrate.pm
+// target_storage_check_available (its text):
 // the target storage enabled on the target node, with the volume's content.
 func targetStorageAvailable(cl *Cluster, targetSID, target, volid string) error {
 	st, err := usableStorage(cl, targetSID, target)
@@ -209,8 +212,9 @@ func pluginTransferFormats(st *Storage, format string, withSnapshots, migrationS
 	return nil
 }
 
-// targetVolname is storage_migrate's target name: the same volume name on
-// a storage of the same type, else $volname_for_storage (the format must
+// targetVolname is pve-storage src/PVE/Storage.pm storage_migrate's target
+// name: the same volume name on a storage of the same type, else
+// $volname_for_storage (its "unsupported format" text; the format must
 // be valid there; "VMID/NAME.FMT" on a storage with a path, "NAME"
 // elsewhere).
 func targetVolname(cl *Cluster, src, dst *Storage, volid string, vmid int, format string) (string, error) {
@@ -276,12 +280,17 @@ func migrateMappedVolume(cl *Cluster, g *Guest, volid, targetSID, target string,
 		return "", err
 	}
 	if len(transferFormats(src, dst, v.Format, withSnapshots, migSnap)) == 0 {
+		// pve-storage src/PVE/Storage.pm storage_migrate.
 		return "", errorf("cannot migrate from storage type '%s' to '%s'", src.Type, dst.Type)
 	}
 	newVolid := dst.ID + ":" + name
 	if cl.Volume(target, newVolid) != nil {
 		preserve := v.Content == "images" && (strings.Contains(volid, "-state-") || cloudInitFile.MatchString(volid))
 		if preserve {
+			// inferred: on PVE the target's pvesm import refuses (each
+			// plugin's volume_import, with its own wording and the path
+			// or pool name) and storage_migrate fails with the
+			// export|import pipeline's exit code; see INFERRED.md.
 			return "", errorf("volume '%s' already exists", newVolid)
 		}
 		fresh := nextDiskName(cl, dst, target, g.VMID, v.Format)
@@ -397,7 +406,8 @@ func ctSnapshotVolumeProblems(cl *Cluster, g *Guest, m *storageMap) []string {
 	return out
 }
 
-// migrateCTVolumes is LXC/Migrate.pm phase1's storage_migrate of each
+// migrateCTVolumes is pve-container src/PVE/LXC/Migrate.pm phase1's
+// storage_migrate (its "storage migration ... failed" text) of each
 // local volume to its mapped storage; the config and the snapshots follow
 // the new volume ids.
 func migrateCTVolumes(cl *Cluster, g *Guest, local []string, m *storageMap, target string, t *Task) error {

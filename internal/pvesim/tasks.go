@@ -204,6 +204,8 @@ func (s *Sim) settleTasksLocked() {
 		}
 		if t.waiting {
 			file := s.blockingLock(t)
+			// pve-common src/PVE/Tools.pm lock_file_full: the wait
+			// for the flock timed out.
 			s.endTask(t, at, errorf("%s", lockTimeoutMessage(file)))
 		} else {
 			s.finishTask(t, at)

@@ -126,7 +126,7 @@ func (s *Sim) grantLocks(at time.Time) {
 
 // waitFlock is lock_config in a synchronous handler: while a worker holds
 // the guest's flock the call waits, and after configLockTimeout it fails
-// with lock_file_full's timeout. It returns with the model locked and
+// with pve-common src/PVE/Tools.pm lock_file_full's timeout. It returns with the model locked and
 // settled when the flock is free. Call with the model unlocked.
 func (s *Sim) waitFlock(path string) error {
 	file := guestLockFile(path)
