@@ -44,7 +44,7 @@ func TestAccContainer_undeclaredSettingsLeftAlone(t *testing.T) {
 	ct := newCTRef(tg)
 	outside := map[string]string{
 		"protection":   "1",
-		"description":  "set in the UI",
+		"description":  "set in the UI\n", // W20: as PVE reads it back
 		"onboot":       "1",
 		"tags":         "ui",
 		"cpuunits":     "200",
