@@ -267,7 +267,9 @@ func killMidApply(t *testing.T, e *env) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); len(guestsByName(e.sim)) < 2; time.Sleep(5 * time.Millisecond) {
+	// Counted by vmid: guests mid-create have no name yet, and by the time
+	// two names show their creates may be finished and their markers gone.
+	for deadline := time.Now().Add(time.Minute); guestCount(e.sim) < 2; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			_ = cmd.Process.Kill()
 			t.Fatalf("no guest was created within a minute:\n%s", out.String())
@@ -277,7 +279,14 @@ func killMidApply(t *testing.T, e *env) {
 		t.Fatal(err)
 	}
 	_ = cmd.Wait()
-	t.Logf("killed with %d guests present", len(guestsByName(e.sim)))
+	t.Logf("killed with %d guests present", guestCount(e.sim))
+}
+
+// guestCount is the number of guests in the simulator.
+func guestCount(sim *pvesim.Sim) int {
+	n := 0
+	sim.View(func(c *pvesim.Cluster) { n = len(c.Guests) })
+	return n
 }
 
 // checkAtMostOnce fails when two guests share a name.

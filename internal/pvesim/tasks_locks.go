@@ -91,7 +91,7 @@ func (s *Sim) flockHeld(file string, shared bool, self *Task) bool {
 			continue
 		}
 		for _, held := range o.locks {
-			if held.file == file && !(held.shared && shared) {
+			if held.file == file && (!held.shared || !shared) {
 				return true
 			}
 		}
