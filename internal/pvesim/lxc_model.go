@@ -120,6 +120,7 @@ func (m mountPoint) isVolume() bool { return m.kind() == "volume" }
 
 // print is print_ct_mountpoint: the volume first, then mp (not for
 // rootfs), then the other keys sorted, the size in PVE's unit form.
+// pve-container src/PVE/LXC/Config.pm print_ct_mountpoint
 func (m mountPoint) print(key string) string {
 	parts := []string{m.volume()}
 	if key != "rootfs" && m["mp"] != "" {
@@ -196,6 +197,7 @@ func ctVolumes(cfg map[string]string) map[string]bool {
 
 // writeCTConfig is what write_pct_config does besides writing: an unusedN
 // that names a volume a mount point uses again is dropped.
+// pve-container src/PVE/LXC/Config.pm write_pct_config
 func writeCTConfig(g *Guest) {
 	used := ctVolumes(g.Config)
 	for k, v := range g.Config {
