@@ -211,6 +211,9 @@ func (s *Sim) BackupGuest(vmid int, storage string) (string, error) {
 // backupConfigText is the config file vzdump puts into an archive: the
 // current config without lock and pending section, and for a VM one
 // "#qmdump#map" line per backed-up disk.
+// The archive's config text is the guest's config file (qemu-server
+// src/PVE/QemuServer.pm write_vm_config, pve-container src/PVE/LXC/Config.pm
+// write_pct_config) as vzdump stores it.
 func backupConfigText(g *Guest) string {
 	cfg := copyMap(g.Config)
 	delete(cfg, "lock")
@@ -235,6 +238,8 @@ func backupConfigText(g *Guest) string {
 // config: leading "#" lines are the description, vzdump's own "#qmdump#"
 // and "#vzdump#" lines are skipped, and a "[section]" (snapshots,
 // pending) ends the current config.
+// qemu-server src/PVE/QemuServer.pm parse_vm_config (comment lines are the
+// description).
 func parseConfigText(text string) map[string]string {
 	out := map[string]string{}
 	var description []string

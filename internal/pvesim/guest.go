@@ -24,6 +24,7 @@ func loadGuest(c *call, typ GuestType) (*Guest, error) {
 // current value, pending value and pending deletion (2 when forced), then
 // the digest. cfg and pending are the values to show (secrets already
 // masked); typed turns a value into its JSON form (W5).
+// pve-guest-common src/PVE/GuestHelpers.pm config_with_pending_array
 func pendingArray(g *Guest, cfg, pending map[string]string, typed func(key, value string) any) []map[string]any {
 	pending = copyMap(pending)
 	dels := pendingDeletes(g)
@@ -64,6 +65,9 @@ func destroyGuest(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) e
 // every image the vmid still owns is freed, the guest leaves its pool
 // (remove_vm_access does that whether or not purge is set) and its config
 // is gone.
+// pve-access-control src/PVE/AccessControl.pm remove_vm_access, called by
+// qemu-server src/PVE/API2/Qemu.pm destroy_vm and pve-container
+// src/PVE/API2/LXC.pm destroy_vm whether or not purge is set.
 func dropGuest(cl *Cluster, g *Guest, unreferenced bool, t *Task) {
 	if unreferenced {
 		for _, v := range ownedVolumes(cl, g.Node, g.VMID) {

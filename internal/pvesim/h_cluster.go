@@ -37,6 +37,7 @@ func (s *Sim) registerNodeRoutes() {
 // has been used as a hash key, which makes Perl's JSON encoder quote it
 // (W5: decode leniently).
 // pve-manager PVE/API2/Cluster.pm nextid
+// pve-manager PVE/API2/Cluster.pm nextid
 func nextID(c *call) (any, error) {
 	if v, ok := c.param("vmid"); ok {
 		id, _ := strconv.Atoi(v)
@@ -54,6 +55,7 @@ func nextID(c *call) (any, error) {
 	return nil, errorf("unable to get any free VMID in range [%d, %d]", lower, upper)
 }
 
+// pve-manager PVE/API2/Cluster.pm get_status (path status)
 func clusterStatus(c *call) (any, error) {
 	cl := c.cluster
 	out := []map[string]any{{
@@ -71,6 +73,7 @@ func clusterStatus(c *call) (any, error) {
 	return out, nil
 }
 
+// pve-manager PVE/API2/Nodes.pm index
 func (s *Sim) listNodes(c *call) (any, error) {
 	out := []map[string]any{}
 	for _, n := range c.cluster.Nodes {
@@ -129,6 +132,7 @@ func nodeIndex() []map[string]string {
 	return out
 }
 
+// pve-manager PVE/API2/Nodes.pm status
 func (s *Sim) nodeStatus(c *call) (any, error) {
 	n := c.cluster.Node(c.str("node"))
 	return map[string]any{

@@ -118,6 +118,7 @@ func (m mountPoint) isVolume() bool { return m.kind() == "volume" }
 
 // print is print_ct_mountpoint: the volume first, then mp (not for
 // rootfs), then the other keys sorted, the size in PVE's unit form.
+// pve-container src/PVE/LXC/Config.pm print_ct_mountpoint
 func (m mountPoint) print(key string) string {
 	parts := []string{m.volume()}
 	if key != "rootfs" && m["mp"] != "" {
@@ -195,6 +196,8 @@ func ctVolumes(cfg map[string]string) map[string]bool {
 // writeCTConfig is what write_pct_config does besides writing: an unusedN
 // that names a volume a mount point uses again is dropped, and the
 // description is what reading the file back gives (W20).
+// that names a volume a mount point uses again is dropped.
+// pve-container src/PVE/LXC/Config.pm write_pct_config
 func writeCTConfig(g *Guest) {
 	storeDescription(g.Config, ctDescriptionReadBack)
 	storeDescription(g.Pending, ctDescriptionReadBack)

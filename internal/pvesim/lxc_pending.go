@@ -22,6 +22,7 @@ var ctFastPlug = map[string]bool{
 // point's volume becomes unusedN (W24); removing unusedN frees its volume;
 // a mount point set in create form gets a new volume, and the volume it
 // replaces becomes unusedN (W37, W21).
+// pve-container src/PVE/LXC/Config.pm vmconfig_apply_pending
 func (j *ctJob) applyPending(selection map[string]bool, errs map[string]string) {
 	g := j.g
 	fail := func(opt string, err error) {
@@ -64,6 +65,7 @@ func (j *ctJob) applyPending(selection map[string]bool, errs map[string]string) 
 
 // deletePendingValue is what applying a pending deletion does besides
 // dropping the key.
+// pve-container src/PVE/LXC/Config.pm vmconfig_apply_pending (the delete branch)
 func (j *ctJob) deletePendingValue(opt string) error {
 	g := j.g
 	value, ok := g.Config[opt]
@@ -104,6 +106,7 @@ func (j *ctJob) freeUnlessUsed(volid string) {
 // The volume the old value held becomes unusedN (and is dropped again on
 // write if a mount point still uses it, so the live form with the same
 // volume changes options and path in place, W37).
+// pve-container src/PVE/LXC/Config.pm apply_pending_mountpoint
 func (j *ctJob) applyPendingMountPoint(opt string, running bool) error {
 	g := j.g
 	mp, err := parseMountPoint(opt, g.Pending[opt])
@@ -144,6 +147,7 @@ func (j *ctJob) applyPendingMountPoint(opt string, running bool) error {
 // NIC changes, new mount points and removing unusedN. Everything else
 // (features, DNS, console, a changed or removed mount point, rootfs, ...)
 // stays pending until the container is started again.
+// pve-container src/PVE/LXC/Config.pm vmconfig_hotplug_pending
 func (j *ctJob) hotplugPending(selection map[string]bool, errs map[string]string) {
 	g := j.g
 	for _, opt := range sortedKeys(g.Pending) {

@@ -3,7 +3,8 @@ package pvesim
 import "net/http"
 
 // Container API (pve-container PVE/API2/LXC.pm, LXC/Config.pm,
-// LXC/Status.pm).
+// LXC/Status.pm). The route permissions are the methods' "permissions" in
+// PVE's API schema and in those files.
 
 func (s *Sim) registerLXCRoutes() {
 	ct := func(privs ...string) permission { return permission{path: "/vms/{vmid}", privs: privs} }

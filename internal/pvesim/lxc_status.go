@@ -11,6 +11,7 @@ import (
 // checked inside the task.
 
 // ctStatus is PVE::LXC::vmstatus for one container.
+// pve-container src/PVE/LXC.pm vmstatus
 func (s *Sim) ctStatus(cl *Cluster, g *Guest) map[string]any {
 	cfg := g.Config
 	running := g.Status == "running"

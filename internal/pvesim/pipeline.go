@@ -327,6 +327,7 @@ func readParams(r *http.Request) (map[string][]string, error) {
 // ';', key and value split at '=' where only the first two fields count,
 // '+' is a space, %XX is decoded, and a pair without a value means the
 // parameter is not given at all.
+// pve-http-server src/PVE/APIServer/AnyEvent.pm decode_urlencoded
 func decodeURLEncoded(data string) map[string][]string {
 	out := map[string][]string{}
 	if data == "" {
@@ -386,6 +387,8 @@ func decodeJSONParams(body []byte) (map[string][]string, error) {
 // nested object where a scalar is wanted.
 var errJSONObject = errors.New("type check failed - got HASH")
 
+// pve-http-server src/PVE/APIServer/AnyEvent.pm extract_params (decode_json), then
+// pve-common src/PVE/JSONSchema.pm check_type.
 func jsonScalars(v any) ([]string, error) {
 	switch x := v.(type) {
 	case nil:

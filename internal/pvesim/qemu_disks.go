@@ -361,6 +361,8 @@ func (j *diskJob) allocDisk(key string, d drive, storeID string, size int64) (st
 	return j.finishDisk(key, d, v, reported)
 }
 
+// qemu-server src/PVE/API2/Qemu.pm create_disks (a template's new disk becomes a
+// base volume: template_create).
 func (j *diskJob) finishDisk(key string, d drive, v *Volume, size int64) (string, error) {
 	if j.g.IsTemplate() {
 		base, err := createBase(j.cl, j.node, v.VolID)

@@ -102,6 +102,7 @@ var cloudInitFile = regexp.MustCompile(`[:/](?:vm-\d+-)?cloudinit(?:\.(?:raw|qco
 
 // print is print_drive: the file first, then the other keys sorted, sizes
 // in PVE's unit form.
+// qemu-server src/PVE/QemuServer/Drive.pm print_drive
 func (d drive) print() string {
 	parts := []string{d.file()}
 	keys := make([]string, 0, len(d))
@@ -127,6 +128,7 @@ func (d drive) print() string {
 func isDriveKey(key string) bool { return pvegrammar.IsQemuDriveKey(key) }
 
 // printNet is print_net: "MODEL=MAC", then the other keys sorted.
+// qemu-server src/PVE/QemuServer/Network.pm print_net
 func printNet(n map[string]string) string {
 	parts := []string{n["model"] + "=" + n["macaddr"]}
 	keys := make([]string, 0, len(n))
@@ -157,6 +159,7 @@ func (s *Sim) normalizeNet(key, value string) (string, error) {
 }
 
 // randomMAC is random_ether_addr with the datacenter's prefix.
+// pve-common src/PVE/Tools.pm random_ether_addr
 func (s *Sim) randomMAC() string {
 	return fmt.Sprintf("%s:%02X:%02X:%02X", macPrefix, s.ids.Intn(256), s.ids.Intn(256), s.ids.Intn(256))
 }
@@ -175,6 +178,7 @@ func (s *Sim) newUUID() string {
 
 // cryptPassword stands in for PVE's encrypt_pw (SHA-512 crypt): the value
 // has crypt's "$6$salt$hash" shape, so PVE's "already hashed" test holds.
+// pve-common src/PVE/Tools.pm encrypt_pw
 func (s *Sim) cryptPassword(pw string) string {
 	const saltChars = "./0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 	salt := make([]byte, 16)
@@ -190,6 +194,7 @@ func (s *Sim) cryptPassword(pw string) string {
 var hashedPassword = regexp.MustCompile(`^\$(?:[156]|2[ay])(\$.+){2}`)
 
 // pendingDeletes parses the [PENDING] delete list: key to force flag.
+// pve-guest-common src/PVE/AbstractConfig.pm parse_pending_delete
 func pendingDeletes(g *Guest) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range splitList(g.Pending[deleteKey]) {
@@ -200,6 +205,7 @@ func pendingDeletes(g *Guest) map[string]bool {
 }
 
 // setPendingDeletes prints the delete list sorted, a forced key with "!".
+// pve-guest-common src/PVE/AbstractConfig.pm print_pending_delete
 func setPendingDeletes(g *Guest, dels map[string]bool) {
 	if len(dels) == 0 {
 		delete(g.Pending, deleteKey)
@@ -242,6 +248,7 @@ func removePendingDelete(g *Guest, key string) {
 
 // cleanupPending is cleanup_pending: pending values equal to the current
 // ones and deletions of absent keys are dropped.
+// pve-guest-common src/PVE/AbstractConfig.pm cleanup_pending
 func cleanupPending(g *Guest) {
 	for k, v := range g.Pending {
 		if k != deleteKey && g.Config[k] == v {
@@ -263,6 +270,8 @@ func cleanupPending(g *Guest) {
 // that names a volume a drive uses again is dropped, and an empty boot
 // order is no key at all (PVE writes "boot: " and cannot read it back);
 // the description is what reading the file back gives (W20).
+// order is no key at all (PVE writes "boot: " and cannot read it back).
+// qemu-server src/PVE/QemuServer.pm write_vm_config
 func writeConfig(g *Guest) {
 	used := map[string]bool{}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
@@ -292,6 +301,7 @@ func writeConfig(g *Guest) {
 // renderConfig prints the config file: the description as comment lines,
 // the keys sorted, then the pending section ("[PENDING]" in qemu-server,
 // "[pve:pending]" in pve-container).
+// qemu-server src/PVE/QemuServer.pm write_vm_config (the file text)
 func renderConfig(g *Guest) string {
 	var b strings.Builder
 	section := func(cfg map[string]string) {
@@ -330,6 +340,8 @@ func renderConfig(g *Guest) string {
 }
 
 // guestDigest is the SHA1 of the config file PVE reports as "digest".
+// The digest is the SHA-1 of the config file (pve-guest-common
+// src/PVE/AbstractConfig.pm load_config, Digest::SHA::sha1_hex).
 func guestDigest(g *Guest) string {
 	sum := sha1.Sum([]byte(renderConfig(g)))
 	return hex.EncodeToString(sum[:])
@@ -337,6 +349,7 @@ func guestDigest(g *Guest) string {
 
 // currentConfig is load_current_config: the config with pending values
 // applied (unless current), without the pending section.
+// pve-guest-common src/PVE/AbstractConfig.pm load_current_config
 func currentConfig(g *Guest, current bool) map[string]string {
 	out := copyMap(g.Config)
 	if !current {
@@ -371,6 +384,7 @@ func assertQemuOnNode(c *call) (*Guest, error) {
 }
 
 // memoryMiB is get_current_memory.
+// qemu-server src/PVE/QemuServer/Memory.pm get_current_memory
 func memoryMiB(cfg map[string]string) int64 {
 	v, ok := cfg["memory"]
 	if !ok {
@@ -390,6 +404,7 @@ func memoryMiB(cfg map[string]string) int64 {
 }
 
 // bootOrder is the boot order's device list, nil without "order=".
+// qemu-server src/PVE/QemuServer.pm device_bootorder (the boot property's order list)
 func bootOrder(cfg map[string]string) []string {
 	boot, ok := cfg["boot"]
 	if !ok {
@@ -403,6 +418,7 @@ func bootOrder(cfg map[string]string) []string {
 }
 
 // printBootOrder is print_bootorder.
+// qemu-server src/PVE/QemuServer.pm print_bootorder
 func printBootOrder(devs []string) string {
 	if len(devs) == 0 {
 		return ""
@@ -432,6 +448,7 @@ func bootDiskSize(cfg map[string]string) int64 {
 
 // defaultBootDevices is get_default_bootdevices: the first disk, the first
 // CD-ROM (a cloud-init drive counts) and the first NIC.
+// qemu-server src/PVE/QemuServer.pm get_default_bootdevices
 func defaultBootDevices(cfg map[string]string) []string {
 	var out []string
 	for _, cdrom := range []bool{false, true} {
@@ -462,6 +479,7 @@ func defaultBootDevices(cfg map[string]string) []string {
 
 // addUnused is add_unused_volume: the lowest free unusedN, unless the
 // volume is listed already.
+// pve-guest-common src/PVE/AbstractConfig.pm add_unused_volume
 func addUnused(cfg map[string]string, volid string) (string, error) {
 	key := ""
 	for i := 255; i >= 0; i-- {
@@ -482,12 +500,14 @@ func addUnused(cfg map[string]string, volid string) (string, error) {
 }
 
 // windowsGuest is windows_version($ostype) != 0.
+// qemu-server src/PVE/QemuServer/Helpers.pm windows_version
 func windowsGuest(cfg map[string]string) bool {
 	return strings.HasPrefix(cfg["ostype"], "w")
 }
 
 // hotplugFeatures is parse_hotplug_features: "1" is network,disk,usb, "0"
 // nothing.
+// qemu-server src/PVE/QemuServer.pm parse_hotplug_features
 func hotplugFeatures(cfg map[string]string) map[string]bool {
 	v, ok := cfg["hotplug"]
 	if !ok || v == "1" {

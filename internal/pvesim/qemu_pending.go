@@ -13,6 +13,7 @@ import (
 // pending deletions first (a disk detaches to unusedN, W24, or with force
 // is destroyed), then the new values (a replaced disk becomes unusedN,
 // W21).
+// qemu-server src/PVE/QemuServer.pm vmconfig_apply_pending
 func (s *Sim) applyPending(cl *Cluster, g *Guest, errs map[string]string) {
 	defer writeConfig(g)
 	dels := pendingDeletes(g)
@@ -44,6 +45,7 @@ func (s *Sim) applyPending(cl *Cluster, g *Guest, errs map[string]string) {
 }
 
 // detachDrive is vmconfig_delete_or_detach_drive.
+// qemu-server src/PVE/QemuServer.pm vmconfig_delete_or_detach_drive
 func detachDrive(cl *Cluster, g *Guest, opt, value string, force bool) error {
 	d, ok := parseDrive(opt, value)
 	if !ok {
@@ -65,6 +67,7 @@ var fastPlugOptions = map[string]bool{
 	"ciupgrade": true, "nameserver": true, "searchdomain": true, "sshkeys": true,
 }
 
+// qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending ($fast_plug_option)
 func isFastPlug(opt string) bool {
 	return fastPlugOptions[opt] || strings.HasPrefix(opt, "ipconfig")
 }
@@ -81,6 +84,7 @@ func isFastPlug(opt string) bool {
 // changes; cpuunits, cpulimit, balloon. memory and vcpus need their
 // hotplug feature. Everything else (cpu, cores, sockets, bios, machine,
 // scsihw, boot, ...) stays pending.
+// qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending
 func (s *Sim) hotplugPending(cl *Cluster, g *Guest, selection map[string]bool, errs map[string]string) {
 	defer writeConfig(g)
 	for _, opt := range sortedKeys(g.Pending) {
@@ -126,6 +130,8 @@ func (s *Sim) hotplugPending(cl *Cluster, g *Guest, selection map[string]bool, e
 // errSkipHotplug is qemu-server's die "skip\n": the change stays pending.
 var errSkipHotplug = errorf("skip")
 
+// qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending (deletions) and
+// vm_deviceunplug.
 func (s *Sim) hotUnplug(cl *Cluster, g *Guest, opt string, force bool, features map[string]bool) error {
 	switch {
 	case isFastPlug(opt) || opt == "cpuunits" || opt == "cpulimit":
@@ -153,6 +159,7 @@ func (s *Sim) hotUnplug(cl *Cluster, g *Guest, opt string, force bool, features 
 }
 
 // unpluggableBus is a slot PVE never hot(un)plugs.
+// qemu-server src/PVE/QemuServer.pm vm_deviceunplug
 func unpluggableBus(opt string) bool {
 	for _, p := range []string{"efidisk", "ide", "sata", "tpmstate"} {
 		if strings.HasPrefix(opt, p) {
@@ -173,6 +180,8 @@ func checkUnplug(g *Guest, opt string) error {
 	return nil
 }
 
+// qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending (changes) and
+// vm_deviceplug.
 func (s *Sim) hotPlug(cl *Cluster, g *Guest, opt, value string, features map[string]bool) error {
 	switch {
 	case opt == "cpuunits" || opt == "cpulimit":
@@ -209,6 +218,7 @@ func (s *Sim) hotPlug(cl *Cluster, g *Guest, opt, value string, features map[str
 
 // hotplugAgent is vmconfig_update_agent: only fstrim_cloned_disks changes
 // live.
+// qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending (agent)
 func hotplugAgent(g *Guest, value string) error {
 	old, ok := g.Config["agent"]
 	if !ok {
@@ -225,6 +235,7 @@ func hotplugAgent(g *Guest, value string) error {
 }
 
 // hotplugNet is vmconfig_update_net.
+// qemu-server src/PVE/QemuServer.pm vmconfig_update_net
 func hotplugNet(g *Guest, opt, value string, hotplug bool) error {
 	if old, ok := g.Config[opt]; ok {
 		a, _ := qemuConfigMethod().PropertyString(opt, old)

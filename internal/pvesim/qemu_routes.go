@@ -2,7 +2,9 @@ package pvesim
 
 import "net/http"
 
-// QEMU guest API (qemu-server PVE/API2/Qemu.pm).
+// QEMU guest API (qemu-server PVE/API2/Qemu.pm). The route permissions are
+// the methods' "permissions" in PVE's API schema (the apidoc the schema
+// tables come from) and in qemu-server src/PVE/API2/Qemu.pm.
 
 func (s *Sim) registerQemuRoutes() {
 	vm := func(privs ...string) permission { return permission{path: "/vms/{vmid}", privs: privs} }
