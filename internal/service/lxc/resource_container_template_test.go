@@ -240,7 +240,7 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			{
 				Config:      config,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)still in use by linked\s+cloned.*Container Template Still Has Linked\s+Clones`),
+				ExpectError: regexp.MustCompile(`(?s)still in use by linked\s+clones.*Container Template Still Has Linked\s+Clones`),
 			},
 			{
 				PreConfig: func() {
