@@ -68,7 +68,8 @@ func TestAccContainer_pve84PrivilegedKeptWithoutAttribute(t *testing.T) {
 	tg := acctest.NewOnPVE(t, "8.4")
 	ct := newCTRef(tg)
 	hostname := acctest.Name("tfacc-priv")
-	vmid := createOutside(t, tg, "pve1", url.Values{
+	// Created without unprivileged, as PVE 8 takes it: privileged.
+	vmid := createOutsideAsGiven(t, tg, "pve1", url.Values{
 		"ostemplate": {ctTemplate},
 		"hostname":   {hostname},
 		"rootfs":     {"local-lvm:4"},

@@ -17,8 +17,18 @@ import (
 )
 
 // createOutside makes a running container the way an operator would,
-// without Terraform, and returns its VMID.
+// without Terraform, and returns its VMID. It is unprivileged unless params
+// say otherwise, on every PVE release (PVE 8 would make it privileged).
 func createOutside(t *testing.T, tg *acctest.Target, node string, params url.Values) int {
+	t.Helper()
+	if _, given := params["unprivileged"]; !given {
+		params.Set("unprivileged", "1")
+	}
+	return createOutsideAsGiven(t, tg, node, params)
+}
+
+// createOutsideAsGiven is createOutside sending params as they are.
+func createOutsideAsGiven(t *testing.T, tg *acctest.Target, node string, params url.Values) int {
 	t.Helper()
 	ctx := context.Background()
 	vmid, err := tg.Client.AllocateVMID(ctx, 0, 0, nil)
