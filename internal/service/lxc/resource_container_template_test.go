@@ -209,8 +209,9 @@ resource "pve_container" "other" {
 }
 
 // W17: destroying a container template whose base volume backs a linked
-// clone fails with PVE's error and says what to do; once the clone is
-// gone it works.
+// clone fails with PVE's error (pve-storage src/PVE/Storage.pm vdisk_free:
+// "base volume 'NAME' is still in use by linked clones") and says what to
+// do; once the clone is gone it works.
 func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
