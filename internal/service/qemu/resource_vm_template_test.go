@@ -320,7 +320,7 @@ func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			{
 				Config:      config,
 				Destroy:     true,
-				ExpectError: regexp.MustCompile(`(?s)still in use by linked\s+clones.*VM Template Still Has Linked Clones`),
+				ExpectError: regexp.MustCompile(`(?s)still in use by linked\s+cloned.*VM Template Still Has Linked Clones`),
 			},
 			{
 				PreConfig: func() {
