@@ -34,26 +34,6 @@ var errorHelpers = map[string]bool{
 // not vouch for everything below it.
 const maxSourceDistance = 60
 
-// beingRemoved are refusals the simulator invented that are being taken
-// out in their own change (file, function, a piece of the call's text). An
-// entry that no longer matches anything is harmless: delete it once the
-// refusal is gone.
-var beingRemoved = []struct{ file, fn, text string }{
-	{"h_pools.go", "updatePool", "does not exist"},           // PUT /pools existence checks
-	{"lxc_diskops.go", "resizeLXC", "not enough free space"}, // thin pools over-commit
-	{"qemu_lifecycle.go", "checkTargetSpace", "not enough free space"},
-	{"template_rules.go", "checkBaseResize", "read-only"}, // template base-volume resize
-}
-
-func isBeingRemoved(file, fn, text string) bool {
-	for _, r := range beingRemoved {
-		if r.file == file && r.fn == fn && strings.Contains(text, r.text) {
-			return true
-		}
-	}
-	return false
-}
-
 type refusalSite struct {
 	pos  token.Position
 	call string
@@ -126,8 +106,7 @@ func unsourcedRefusals(t *testing.T, dir string) []refusalSite {
 						break
 					}
 				}
-				text := string(src[fset.Position(call.Pos()).Offset:fset.Position(call.End()).Offset])
-				if !found && !isBeingRemoved(name, fn.Name.Name, text) {
+				if !found {
 					out = append(out, refusalSite{pos: pos, call: id.Name})
 				}
 				return true
