@@ -1,6 +1,9 @@
 package pvesim
 
-import "regexp"
+import (
+	"regexp"
+	"strings"
+)
 
 // pvePrivileges are the privileges PVE 9 knows (pve-access-control
 // src/PVE/AccessControl.pm $privgroups, plus Permissions.Modify).
@@ -17,6 +20,28 @@ var pvePrivileges = []string{
 	"Pool.Allocate", "Pool.Audit",
 	"Mapping.Modify", "Mapping.Use", "Mapping.Audit",
 	"Permissions.Modify",
+}
+
+// pve8Privileges is PVE 8's list: VM.Monitor instead of the guest agent
+// privileges, and no VM.Replicate. pve-access-control 0706945 ("privileges:
+// drop VM.Monitor"), 922f710 ("add VM.GuestAgent privileges") and 5f7544f
+// ("add VM.Replicate privilege") came with PVE 9.0.
+var pve8Privileges = func() []string {
+	out := []string{"VM.Monitor"}
+	for _, p := range pvePrivileges {
+		if p != "VM.Replicate" && !strings.HasPrefix(p, "VM.GuestAgent.") {
+			out = append(out, p)
+		}
+	}
+	return out
+}()
+
+// privileges are the privileges the profile's release knows.
+func (p *pveProfile) privileges() []string {
+	if p.guestAgentPrivileges {
+		return pvePrivileges
+	}
+	return pve8Privileges
 }
 
 // capCategories are compute_api_permission's categories and the
@@ -41,7 +66,7 @@ func (s *Sim) apiCapabilities(user identity) map[string]map[string]int {
 	out := make(map[string]map[string]int, len(capCategories))
 	for category, re := range capCategories {
 		held := map[string]int{}
-		for _, p := range pvePrivileges {
+		for _, p := range s.pve.privileges() {
 			if re.MatchString(p) && s.allowed(user, "/", false, []string{p}) {
 				held[p] = 1
 			}

@@ -48,3 +48,30 @@ func TestLoginAnswerCarriesCap(t *testing.T) {
 		t.Error("a user without Sys.Audit is told the cluster's name")
 	}
 }
+
+// PVE 8 knows VM.Monitor and neither the guest agent privileges nor
+// VM.Replicate (pve-access-control 0706945, 922f710 and 5f7544f came with
+// PVE 9.0): the login answer's cap lists the release's privileges.
+func TestLoginCapListsTheReleasePrivileges(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		release        string
+		monitor, agent bool
+	}{{"8.4", true, false}, {"9.1", false, true}} {
+		e := newEnv(t, Options{PVEVersion: tc.release, Passwords: []string{"root@pam=secret"}})
+		var answer map[string]any
+		a := e.call(t, http.MethodPost, "/access/ticket", form("username", "root@pam", "password", "secret"), withoutAuth)
+		a.wantOK(t)
+		a.decode(t, &answer)
+		caps, _ := answer["cap"].(map[string]any)
+		vms, _ := caps["vms"].(map[string]any)
+		if _, ok := vms["VM.Monitor"]; ok != tc.monitor {
+			t.Errorf("%s: cap.vms has VM.Monitor = %v, want %v", tc.release, ok, tc.monitor)
+		}
+		for _, p := range []string{"VM.GuestAgent.Audit", "VM.Replicate"} {
+			if _, ok := vms[p]; ok != tc.agent {
+				t.Errorf("%s: cap.vms has %s = %v, want %v", tc.release, p, ok, tc.agent)
+			}
+		}
+	}
+}

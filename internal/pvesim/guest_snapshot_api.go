@@ -257,13 +257,14 @@ func (s *Sim) deleteSnapshot(c *call, typ GuestType) (any, error) {
 }
 
 // rollbackSnapshot is rollback: with start, qemu-server checks
-// VM.PowerMgmt before the fork (Qemu.pm rollback); the worker runs
+// VM.PowerMgmt before the fork (Qemu.pm rollback; since 9.1.10, see
+// pveProfile.rollbackStartNeedsPowerMgmt); the worker runs
 // snapshot_rollback, then starts the guest when asked (or, for a VM, when
 // the snapshot holds its RAM: __snapshot_rollback_vm_start).
 func (s *Sim) rollbackSnapshot(c *call, typ GuestType) (any, error) {
 	name, start := c.str("snapname"), c.boolParam("start")
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
-	if typ == QEMU && start {
+	if typ == QEMU && start && c.sim.pve.rollbackStartNeedsPowerMgmt {
 		if err := c.check("/vms/"+itoa(vmid), false, "VM.PowerMgmt"); err != nil {
 			return nil, err
 		}

@@ -52,6 +52,12 @@ type pveProfile struct {
 	// warning", 9.1.10, the PVE 9.2 updates); before, and on 8.4, the
 	// message is a plain print that does not count as a warning.
 	efiCertWarning bool
+	// rollbackStartNeedsPowerMgmt: a VM rollback with start=1 checks
+	// VM.PowerMgmt before it forks. qemu-server 7ba9640b ("api: snapshot:
+	// rollback: check VM.PowerMgmt up front when starting", 9.1.10, the
+	// PVE 9.2 updates); before, the worker starts the VM through vm_start's
+	// class method, which checks nothing.
+	rollbackStartNeedsPowerMgmt bool
 }
 
 // The profile's schema checks every request. The guest configs the
@@ -78,6 +84,7 @@ var pveProfiles = map[string]pveProfile{
 		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertWarning: true,
+		rollbackStartNeedsPowerMgmt: true,
 	},
 }
 
