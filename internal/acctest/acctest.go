@@ -199,6 +199,7 @@ func (tg *Target) Config(body string) string {
 func (tg *Target) Run(t *testing.T, tc resource.TestCase) {
 	t.Helper()
 	tc.ProtoV6ProviderFactories = tg.factories
+	useTerraformWrapper()
 	if tg.Sim != nil {
 		resource.UnitTest(t, tc)
 		return
