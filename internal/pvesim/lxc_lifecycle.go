@@ -238,6 +238,12 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 			if running && online {
 				return abort(t, errorf("lxc live migration is currently not implemented"))
 			}
+			// prepare dies here without a final newline, so a real node's
+			// text also carries Perl's " at .../PVE/LXC/Migrate.pm line N."
+			// suffix, which differs between versions and is left out.
+			if running && !restart {
+				return abort(t, errorf("running container can only be migrated in restart mode"))
+			}
 			if local, err = ctLocalVolumes(cl, g, target, smap); err != nil {
 				return abort(t, err)
 			}
