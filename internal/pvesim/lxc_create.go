@@ -61,10 +61,12 @@ func (s *Sim) createLXC(c *call) (any, error) {
 	return t.UPID, nil
 }
 
-// ctCreateBegin is the start of the vzcreate and vzrestore workers: under
-// lock_config they load the reserved config, outside the eval that adds
-// the "unable to create CT" prefix, so a config that is gone fails the
-// task with load_config's own text.
+// ctCreateBegin is the start of the vzcreate worker (beginCTRestore is
+// vzrestore's): under lock_config it loads the reserved config, outside
+// the eval that adds the "unable to create CT" prefix, so a config that is
+// gone fails the task with load_config's own text. The handler has just
+// taken and released the flock, so in the simulator the worker always
+// finds the config.
 // pve-container src/PVE/API2/LXC.pm create_vm $code (load_config first);
 // pve-guest-common src/PVE/AbstractConfig.pm load_config.
 func ctCreateBegin(cl *Cluster, node string, vmid int) func(*Task) error {

@@ -320,3 +320,19 @@ func TestCTCreateTagsNeedConfigOptions(t *testing.T) {
 	e.taskOK(t, e.postCT(t, "100", []string{"tags", "web", "storage", "local-lvm"}))
 	e.sim.ClearPrivileges(testTokenUser)
 }
+
+// pve-container src/PVE/API2/LXC.pm create_vm $code (restore): the
+// archive's config is recovered under lock_config as the worker starts,
+// before any volume is made, so an archive that is no container backup
+// fails the task there and the reserved container goes at once.
+func TestCTRestoreRecoversConfigAtWorkerStart(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	e := newCTEnv(t, Options{TaskDuration: longTask, Now: clock.Now})
+	id := upid(t, e.postRestoreCT(t, "303", SeedQemuBackup, "storage", "local-lvm"))
+	e.wantTask(t, id, false,
+		"unable to restore CT 303 - archive '"+SeedQemuBackup+"' is a qemu backup and cannot be restored as a lxc")
+	if _, ok := e.sim.Guest(303); ok {
+		t.Fatal("the failed restore left its container behind")
+	}
+}
