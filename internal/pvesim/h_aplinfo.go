@@ -133,7 +133,8 @@ func (s *Sim) aplDownload(c *call) (any, error) {
 	cl := c.cluster
 	dest := contentPath(st, "vztmpl", template)
 	// download_file_from_url looks at the destination as the worker starts
-	// (keepExistingDownload); the template is in place when it ends.
+	// (keepExistingDownload); the template is in place when it ends
+	// (pve-manager PVE/API2/Nodes.pm apl_download $worker).
 	volid := contentVolID(st.ID, "vztmpl", template)
 	done := false
 	t := s.startWorker(node, "download", template, c.user, workerSpec{
