@@ -132,34 +132,40 @@ func (s *Sim) aplDownload(c *call) (any, error) {
 	}
 	cl := c.cluster
 	dest := contentPath(st, "vztmpl", template)
-	t := s.startTask(node, "download", template, c.user, func(t *Task) error {
-		t.Log("downloading %s to %s", a["location"], dest)
-		if v := cl.Volume(node, contentVolID(st.ID, "vztmpl", template)); v != nil {
-			got := v.Digests["sha512"]
-			t.Log("calculating checksum of existing file...")
-			if !strings.EqualFold(got, a["sha512sum"]) {
-				return errorf("checksum mismatch: got '%s' != expect '%s', aborting", got, a["sha512sum"])
-			}
-			t.Log("OK, got correct file already, no need to download")
-			return nil
-		}
-		if free := st.Capacity - cl.used(st, node); apl.size > free {
-			// inferred: what wget reports when the disk fills up, as the
-			// simulator's download-url has it.
-			tmp := dest + ".tmp_dwnl." + itoa(t.PID)
-			t.Log("%s: No space left on device", tmp)
-			return errorf("download failed: command 'wget --progress=dot:giga -O %s %s' failed: exit code 3", tmp, a["location"])
-		}
-		t.Log("calculating checksum...OK, checksum verified")
-		if err := cl.AddVolume(&Volume{
-			VolID: contentVolID(st.ID, "vztmpl", template), Storage: st.ID, Node: node,
-			Content: "vztmpl", Format: templateFormat("vztmpl", template), Size: apl.size,
-			CTime: s.now().Unix(), Digests: map[string]string{"sha512": a["sha512sum"]},
-		}); err != nil {
+	// download_file_from_url looks at the destination as the worker starts
+	// (keepExistingDownload); the template is in place when it ends
+	// (pve-manager PVE/API2/Nodes.pm apl_download $worker).
+	volid := contentVolID(st.ID, "vztmpl", template)
+	done := false
+	t := s.startWorker(node, "download", template, c.user, workerSpec{
+		begin: func(t *Task) error {
+			t.Log("downloading %s to %s", a["location"], dest)
+			var err error
+			done, err = keepExistingDownload(t, cl.Volume(node, volid), "sha512", a["sha512sum"], dest)
 			return err
-		}
-		t.Log("download of '%s' to '%s' finished", a["location"], dest)
-		return nil
+		},
+		work: func(t *Task) error {
+			if done {
+				return nil
+			}
+			if free := st.Capacity - cl.used(st, node); apl.size > free {
+				// inferred: what wget reports when the disk fills up, as the
+				// simulator's download-url has it.
+				tmp := dest + ".tmp_dwnl." + itoa(t.PID)
+				t.Log("%s: No space left on device", tmp)
+				return errorf("download failed: command 'wget --progress=dot:giga -O %s %s' failed: exit code 3", tmp, a["location"])
+			}
+			t.Log("calculating checksum...OK, checksum verified")
+			if err := cl.AddVolume(&Volume{
+				VolID: volid, Storage: st.ID, Node: node,
+				Content: "vztmpl", Format: templateFormat("vztmpl", template), Size: apl.size,
+				CTime: s.now().Unix(), Digests: map[string]string{"sha512": a["sha512sum"]},
+			}); err != nil {
+				return err
+			}
+			t.Log("download of '%s' to '%s' finished", a["location"], dest)
+			return nil
+		},
 	})
 	return t.UPID, nil
 }

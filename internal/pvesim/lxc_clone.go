@@ -57,15 +57,21 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 			}
 		}
 	}
+	// pve-container src/PVE/API2/LXC.pm clone_vm: set_lock (pve-guest-common
+	// src/PVE/AbstractConfig.pm set_lock: lock_config, 10 s, then
+	// load_config and check_lock), then create_and_lock_config for newid
+	// (5 s for its flock; pve-cluster src/PVE/Cluster.pm check_vmid_unused).
+	if err := s.ctHandlerFlock(vmid, configLockTimeout); err != nil {
+		return nil, err
+	}
 	src, err := loadGuest(c, LXC)
 	if err != nil {
 		return nil, err
 	}
-	// pve-container src/PVE/API2/LXC.pm clone_vm: set_lock (pve-guest-common
-	// src/PVE/AbstractConfig.pm set_lock runs check_lock), then
-	// create_and_lock_config for newid (pve-cluster src/PVE/Cluster.pm
-	// check_vmid_unused).
 	if err := src.CheckLock(); err != nil {
+		return nil, err
+	}
+	if err := s.ctHandlerFlock(newid, createLockTimeout); err != nil {
 		return nil, err
 	}
 	if old := cl.Guests[newid]; old != nil {
@@ -85,16 +91,32 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 		cl.UnlockGuest(vmid, "disk")
 		return nil, err
 	}
-	t := s.startTask(node, "vzclone", itoa(vmid), c.user, func(t *Task) error {
-		defer cl.UnlockGuest(vmid, "disk")
-		if err := s.runCTClone(cl, t, plan); err != nil {
-			if g := cl.Guests[newid]; g != nil && g.Lock() == "create" {
-				cl.RemoveGuest(newid)
+	running := src.Status == "running"
+	// The worker holds no flock for its run (noLockTasks); as it starts it
+	// checks that the source still runs or not as the handler saw it
+	// (pve-container src/PVE/API2/LXC.pm clone_vm $realcmd: "unexpected
+	// state change", which leaves both config locks in place).
+	t := s.startWorker(node, "vzclone", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzclone", itoa(vmid)),
+		begin: func(t *Task) error {
+			t.Log("creating a clone of container %d with ID %d", vmid, newid)
+			src := cl.Guests[vmid]
+			if (src != nil && src.Status == "running") != running {
+				return errorf("unexpected state change")
 			}
-			// pve-container src/PVE/API2/LXC.pm clone_vm $realcmd
-			return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
-		}
-		return nil
+			return nil
+		},
+		work: func(t *Task) error {
+			defer cl.UnlockGuest(vmid, "disk")
+			if err := s.runCTClone(cl, t, plan); err != nil {
+				if g := cl.Guests[newid]; g != nil && g.Lock() == "create" {
+					cl.RemoveGuest(newid)
+				}
+				// pve-container src/PVE/API2/LXC.pm clone_vm $realcmd
+				return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			}
+			return nil
+		},
 	})
 	return t.UPID, nil
 }

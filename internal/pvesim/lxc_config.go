@@ -51,8 +51,10 @@ type ctUpdate struct {
 }
 
 // updateLXC is update_vm: it answers null, or PVE's error with nothing
-// changed.
-// pve-container src/PVE/API2/LXC/Config.pm update_vm (check_lock, then
+// changed. "no options specified" comes before the config flock, the
+// rest under it.
+// pve-container src/PVE/API2/LXC/Config.pm update_vm (lock_config around
+// $code: load_config, check_lock, then
 // pve-common src/PVE/Tools.pm assert_if_modified, then the permission checks).
 func (s *Sim) updateLXC(c *call) (any, error) {
 	req := &ctUpdate{set: map[string]string{}}
@@ -66,6 +68,11 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 		return nil, errorf("no options specified")
 	}
 	req.deletes, req.reverts = splitList(deleteStr), splitList(revertStr)
+	// Everything from load_config on runs under lock_config, which waits
+	// for a worker that holds the container.
+	if err := s.ctHandlerFlock(c.intParam("vmid", 0), configLockTimeout); err != nil {
+		return nil, err
+	}
 	g, err := loadGuest(c, LXC)
 	if err != nil {
 		return nil, err

@@ -42,13 +42,38 @@ func (s *Sim) createLXC(c *call) (any, error) {
 		return nil, err
 	}
 	cl := c.cluster
+	// create_and_lock_config waits 5 s for the flock, then checks the vmid
+	// again under it (pve-guest-common src/PVE/AbstractConfig.pm
+	// create_and_lock_config).
+	if err := s.ctHandlerFlock(req.vmid, createLockTimeout); err != nil {
+		return nil, errorf("unable to create CT %d - %s", req.vmid, strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
 	if err := cl.AddGuest(&Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: map[string]string{"lock": "create"}}); err != nil {
 		return nil, errorf("unable to create CT %d - %s", req.vmid, strings.TrimSuffix(asAPIError(err).message, "\n"))
 	}
-	t := s.startTask(req.node, "vzcreate", itoa(req.vmid), c.user, func(t *Task) error {
-		return s.finishCTCreate(cl, t, req)
+	t := s.startWorker(req.node, "vzcreate", itoa(req.vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzcreate", itoa(req.vmid)),
+		begin: ctCreateBegin(cl, req.node, req.vmid),
+		work: func(t *Task) error {
+			return s.finishCTCreate(cl, t, req)
+		},
 	})
 	return t.UPID, nil
+}
+
+// ctCreateBegin is the start of the vzcreate worker (beginCTRestore is
+// vzrestore's): under lock_config it loads the reserved config, outside
+// the eval that adds the "unable to create CT" prefix, so a config that is
+// gone fails the task with load_config's own text. The handler has just
+// taken and released the flock, so in the simulator the worker always
+// finds the config.
+// pve-container src/PVE/API2/LXC.pm create_vm $code (load_config first);
+// pve-guest-common src/PVE/AbstractConfig.pm load_config.
+func ctCreateBegin(cl *Cluster, node string, vmid int) func(*Task) error {
+	return func(*Task) error {
+		_, err := lookupGuest(cl, LXC, node, vmid)
+		return err
+	}
 }
 
 // checkCTCreate is create_vm up to create_and_lock_config, in PVE's order.

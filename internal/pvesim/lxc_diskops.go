@@ -79,38 +79,52 @@ func (s *Sim) resizeLXC(c *call) (any, error) {
 	if _, _, _, err := check(g); err != nil {
 		return nil, err
 	}
-	t := s.startTask(node, "resize", itoa(vmid), c.user, func(t *Task) error {
-		g, err := lookupGuest(cl, LXC, node, vmid)
-		if err != nil {
+	// The worker runs $load_and_check again under lock_config as it
+	// starts, and resizes with what it found (pve-container
+	// src/PVE/API2/LXC.pm resize_vm $code).
+	var mp mountPoint
+	var v *Volume
+	var newSize int64
+	t := s.startWorker(node, "resize", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("resize", itoa(vmid)),
+		begin: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			mp, v, newSize, err = check(g)
 			return err
-		}
-		mp, v, newSize, err := check(g)
-		if err != nil {
-			return err
-		}
-		st := cl.Storage(v.Storage)
-		allocated := newSize
-		if st.Type == "lvm" || st.Type == "lvmthin" {
-			allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent
-		}
-		if free := st.Capacity - cl.used(st, g.Node) + v.Size; allocated > free && !st.overcommits() {
-			// inferred: the simulator's own text (see overcommits).
-			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
-				st.ID, g.Node, allocated, free)
-		}
-		t.Log("update CT %d: resize --disk %s --size %s", vmid, disk, sizeStr)
-		v.Size = allocated
-		mp["size"] = strconv.FormatInt(newSize, 10)
-		g.Config[disk] = mp.print(disk)
-		writeCTConfig(g)
-		return nil
+		},
+		work: func(t *Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			st := cl.Storage(v.Storage)
+			allocated := newSize
+			if st.Type == "lvm" || st.Type == "lvmthin" {
+				allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent
+			}
+			if free := st.Capacity - cl.used(st, g.Node) + v.Size; allocated > free && !st.overcommits() {
+				// inferred: the simulator's own text (see overcommits).
+				return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
+					st.ID, g.Node, allocated, free)
+			}
+			t.Log("update CT %d: resize --disk %s --size %s", vmid, disk, sizeStr)
+			v.Size = allocated
+			mp["size"] = strconv.FormatInt(newSize, 10)
+			g.Config[disk] = mp.print(disk)
+			writeCTConfig(g)
+			return nil
+		},
 	})
 	return t.UPID, nil
 }
 
 // moveLXCVolume is move_volume to another storage. The copy keeps the
 // data under a new volid; the source becomes unusedN unless delete=1
-// (pve-container src/PVE/API2/LXC.pm move_volume).
+// (pve-container src/PVE/API2/LXC.pm move_volume). The worker checks
+// nothing at its start: it loads the config and copies.
 // Moving a volume to another container (target-vmid) is not modelled.
 func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	_, hasTarget := c.param("target-vmid")
@@ -130,6 +144,12 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	}
 	node, vmid, key := c.str("node"), c.intParam("vmid", 0), c.str("volume")
 	remove := c.boolParam("delete")
+	// $move_to_storage_checks run under lock_config in the handler and set
+	// the "disk" lock before the worker forks; the worker holds no flock
+	// for its run (pve-container src/PVE/API2/LXC.pm move_volume).
+	if err := s.ctHandlerFlock(vmid, configLockTimeout); err != nil {
+		return nil, err
+	}
 	g, err := loadGuest(c, LXC)
 	if err != nil {
 		return nil, err

@@ -36,28 +36,41 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 	}
 	node, vmid := g.Node, g.VMID
 	cl := c.cluster
-	t := s.startTask(node, "vzdestroy", itoa(vmid), c.user, func(t *Task) error {
-		g, err := lookupGuest(cl, LXC, node, vmid)
-		if err != nil {
-			return err
-		}
-		if err := ctDestroyChecks(g); err != nil {
-			return err
-		}
-		if g.Status == "running" {
-			if !force {
+	// The worker reloads the config under lock_config and runs the early
+	// checks and the running check again before it changes anything
+	// (pve-container src/PVE/API2/LXC.pm destroy_vm $code).
+	t := s.startWorker(node, "vzdestroy", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzdestroy", itoa(vmid)),
+		begin: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			if err := ctDestroyChecks(g); err != nil {
+				return err
+			}
+			if !force && g.Status == "running" {
 				return errorf("unable to destroy CT %d - container is running", vmid)
 			}
-			t.Note("forced to stop CT %d before destroying!", vmid) // pve-container src/PVE/API2/LXC.pm destroy_vm: warn
-			ctStop(g)
-		}
-		if err := destroyCT(cl, g, false, unreferenced, t); err != nil {
-			return err
-		}
-		if purge {
-			t.Log("purging CT %d from related configurations..", vmid)
-		}
-		return nil
+			return nil
+		},
+		work: func(t *Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			if g.Status == "running" {
+				t.Note("forced to stop CT %d before destroying!", vmid) // pve-container src/PVE/API2/LXC.pm destroy_vm: warn
+				ctStop(g)
+			}
+			if err := destroyCT(cl, g, false, unreferenced, t); err != nil {
+				return err
+			}
+			if purge {
+				t.Log("purging CT %d from related configurations..", vmid)
+			}
+			return nil
+		},
 	})
 	return t.UPID, nil
 }
@@ -99,10 +112,10 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 }
 
 // templateLXC is the container's template call. PVE checks under the
-// config lock, forks a vztemplate worker and answers null without its
-// UPID (W9, W17); the simulator runs that worker at once, so the change
-// has happened when the answer arrives. A failure shows only in the
-// task.
+// config lock in the handler (its route waits for the guest's flock),
+// forks a vztemplate worker and answers null without its UPID (W9, W17);
+// the simulator runs that worker at once, so the change has happened when
+// the answer arrives. A failure shows only in the task.
 // pve-container src/PVE/API2/LXC.pm template
 func (s *Sim) templateLXC(c *call) (any, error) {
 	g, err := loadGuest(c, LXC)
@@ -193,66 +206,85 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 		return nil, err
 	}
 	vmid := g.VMID
-	// The task takes "lock: migrate" at once unless another lock is set,
-	// which prepare then reports.
-	lockedBefore := g.Lock() != ""
-	if !lockedBefore {
-		g.Config["lock"] = "migrate"
+	// pve-guest-common src/PVE/AbstractMigrate.pm migrate: a failure in
+	// prepare or phase1 logs and dies "migration aborted", a failure after
+	// the move "migration problems". phase1_cleanup removes the
+	// "migrate" lock again (pve-container src/PVE/LXC/Migrate.pm).
+	locked := false
+	abort := func(t *Task, err error) error {
+		if locked {
+			cl.UnlockGuest(vmid, "migrate")
+		}
+		t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+		return errorf("migration aborted")
 	}
-	t := s.startTask(node, "vzmigrate", itoa(vmid), c.user, func(t *Task) error {
-		g := cl.Guests[vmid]
-		if g == nil || g.Type != LXC || g.Node != node {
-			return errorf("Configuration file '%s' does not exist", configPath(node, LXC, vmid))
-		}
-		// pve-guest-common src/PVE/AbstractMigrate.pm migrate: a failure in
-		// prepare or phase1 logs and dies "migration aborted", a failure after
-		// the move "migration problems".
-		abort := func(err error) error {
-			if !lockedBefore {
-				cl.UnlockGuest(vmid, "migrate")
+	var local []string
+	running := false
+	// The worker runs prepare under lock_config as it starts (lock_vm):
+	// the config must be on this node, no config lock, no live migration,
+	// the volume scan; phase1 then sets "lock: migrate"
+	// (pve-container src/PVE/LXC/Migrate.pm lock_vm, prepare, phase1).
+	t := s.startWorker(node, "vzmigrate", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzmigrate", itoa(vmid)),
+		begin: func(t *Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return abort(t, err)
 			}
-			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
-			return errorf("migration aborted")
-		}
-		if lockedBefore {
-			return abort(g.CheckLock())
-		}
-		running := g.Status == "running"
-		if running && online {
-			return abort(errorf("lxc live migration is currently not implemented"))
-		}
-		local, err := ctLocalVolumes(cl, g, target, smap)
-		if err != nil {
-			return abort(err)
-		}
-		if err := checkMappedTargetSpace(cl, g, local, smap, target); err != nil {
-			return abort(err)
-		}
-		t.Log("starting migration of CT %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
-		if running {
-			t.Log("shutdown CT %d", vmid)
-			ctStop(g)
-		}
-		if problems := ctSnapshotVolumeProblems(cl, g, smap); len(problems) > 0 {
-			// LXC/Migrate.pm phase1: the errors per volume, then the abort.
-			for _, p := range problems {
-				t.Log("WARN: %s", p)
+			if err := g.CheckLock(); err != nil {
+				return abort(t, err)
 			}
-			return abort(errorf("can't migrate CT - check log"))
-		}
-		if err := migrateCTVolumes(cl, g, local, smap, target, t); err != nil {
-			return abort(err)
-		}
-		g.Node = target
-		cl.UnlockGuest(vmid, "migrate")
-		if running {
-			t.Log("start container on target node")
-			if err := s.ctStart(cl, g, false); err != nil {
-				return errorf("migration problems")
+			running = g.Status == "running"
+			if running && online {
+				return abort(t, errorf("lxc live migration is currently not implemented"))
 			}
-		}
-		t.Log("migration finished successfully (duration 00:00:01)")
-		return nil
+			// prepare dies here without a final newline, so a real node's
+			// text also carries Perl's " at .../PVE/LXC/Migrate.pm line N."
+			// suffix, which differs between versions and is left out.
+			if running && !restart {
+				return abort(t, errorf("running container can only be migrated in restart mode"))
+			}
+			if local, err = ctLocalVolumes(cl, g, target, smap); err != nil {
+				return abort(t, err)
+			}
+			if err := checkMappedTargetSpace(cl, g, local, smap, target); err != nil {
+				return abort(t, err)
+			}
+			t.Log("starting migration of CT %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
+			g.Config["lock"] = "migrate"
+			locked = true
+			return nil
+		},
+		work: func(t *Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return abort(t, err)
+			}
+			if running {
+				t.Log("shutdown CT %d", vmid)
+				ctStop(g)
+			}
+			if problems := ctSnapshotVolumeProblems(cl, g, smap); len(problems) > 0 {
+				// LXC/Migrate.pm phase1: the errors per volume, then the abort.
+				for _, p := range problems {
+					t.Log("WARN: %s", p)
+				}
+				return abort(t, errorf("can't migrate CT - check log"))
+			}
+			if err := migrateCTVolumes(cl, g, local, smap, target, t); err != nil {
+				return abort(t, err)
+			}
+			g.Node = target
+			cl.UnlockGuest(vmid, "migrate")
+			if running {
+				t.Log("start container on target node")
+				if err := s.ctStart(cl, g, false); err != nil {
+					return errorf("migration problems")
+				}
+			}
+			t.Log("migration finished successfully (duration 00:00:01)")
+			return nil
+		},
 	})
 	return t.UPID, nil
 }

@@ -65,6 +65,12 @@ func (s *Sim) restoreLXC(c *call) (any, error) {
 		if old.Config["protection"] == "1" {
 			return nil, errorf("%sprotection mode enabled", emsg)
 		}
+		// create_and_lock_config waits 5 s for the flock, then refuses a
+		// config lock (pve-guest-common src/PVE/AbstractConfig.pm
+		// create_and_lock_config, check_lock).
+		if err := s.ctHandlerFlock(req.vmid, createLockTimeout); err != nil {
+			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
 		if err := cl.LockGuest(req.vmid, "create"); err != nil {
 			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
 		}
@@ -75,8 +81,17 @@ func (s *Sim) restoreLXC(c *call) (any, error) {
 	restore := &ctRestore{ctCreate: req, existed: existed, unique: c.boolParam("unique"),
 		unprivilegedGiven: unprivilegedGiven, root: isRootPam(c), sysModify: c.can("/", false, "Sys.Modify"),
 		vmAllocate: c.checkVMPerm(req.vmid, req.pool, "VM.Allocate") == nil}
-	t := s.startTask(req.node, "vzrestore", itoa(req.vmid), c.user, func(t *Task) error {
-		return s.runCTRestore(cl, t, restore)
+	var run *ctRestoreRun
+	t := s.startWorker(req.node, "vzrestore", itoa(req.vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzrestore", itoa(req.vmid)),
+		begin: func(t *Task) error {
+			var err error
+			run, err = s.beginCTRestore(cl, t, restore)
+			return err
+		},
+		work: func(t *Task) error {
+			return s.finishCTRestore(cl, t, restore, run)
+		},
 	})
 	return t.UPID, nil
 }
@@ -93,60 +108,96 @@ type ctRestore struct {
 	vmAllocate bool
 }
 
-// runCTRestore is the vzrestore worker.
-// pve-container src/PVE/API2/LXC.pm create_vm $code (restore): recover_config,
-// the Sys.Modify check of a privileged result, create_disks, then
-// destroy_lxc_container of the old volumes.
-func (s *Sim) runCTRestore(cl *Cluster, t *Task, req *ctRestore) error {
-	emsg := "unable to restore CT " + itoa(req.vmid) + " - "
-	g := cl.Guests[req.vmid]
-	if g == nil || g.Node != req.node || g.Lock() != "create" {
-		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, LXC, req.vmid))
+// ctRestoreRun is what the vzrestore worker found at its start.
+type ctRestoreRun struct {
+	orig            map[string]string
+	unprivileged    bool
+	mounts, delayed map[string]string
+}
+
+// failCTRestore ends a failed vzrestore worker: the volumes it made are
+// freed, the config is removed once the old container is gone (or when
+// there was none) and otherwise only loses "lock: create".
+// pve-container src/PVE/API2/LXC.pm create_vm: die "$emsg $err", the
+// exception stringified with its code; $realcmd removes the create lock
+// while $destroy_config_on_error is not set.
+func failCTRestore(cl *Cluster, req *ctRestore, made []*Volume, destroyConfig bool, err error) error {
+	freeMade(cl, made)
+	if destroyConfig {
+		cl.RemoveGuest(req.vmid)
+	} else {
+		cl.UnlockGuest(req.vmid, "create")
 	}
-	var made []*Volume
-	// Once volumes are made the old container is gone: a failure from
-	// then on removes the config even when it overwrote one.
-	destroyConfig := !req.existed
-	fail := func(err error) error {
-		freeMade(cl, made)
-		if destroyConfig {
-			cl.RemoveGuest(req.vmid)
-		} else {
-			cl.UnlockGuest(req.vmid, "create")
-		}
-		// pve-container src/PVE/API2/LXC.pm create_vm: die "$emsg $err",
-		// the exception stringified with its code.
-		return errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(taskError(err)).message, "\n"))
+	emsg := "unable to restore CT " + itoa(req.vmid) + " - "
+	return errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(taskError(err)).message, "\n"))
+}
+
+// beginCTRestore is the start of the vzrestore worker, under lock_config:
+// the reserved config is loaded (its failure is not prefixed), the
+// container must not run, the archive's config is recovered and the
+// privilege checks run; nothing is changed yet but the lock.
+// pve-container src/PVE/API2/LXC.pm create_vm $code (restore), up to
+// "up until here we did not modify the container": load_config,
+// check_running ("can't overwrite running container"), recover_config,
+// the Sys.Modify check of a privileged result, the storage-only mount
+// points.
+func (s *Sim) beginCTRestore(cl *Cluster, t *Task, req *ctRestore) (*ctRestoreRun, error) {
+	g, err := lookupGuest(cl, LXC, req.node, req.vmid)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*ctRestoreRun, error) {
+		return nil, failCTRestore(cl, req, nil, !req.existed, err)
+	}
+	if g.Status == "running" {
+		return fail(errorf("can't overwrite running container"))
 	}
 	t.Log("recovering backed-up configuration from '%s'", req.ostemplate)
 	orig, err := archiveConfig(cl, req.node, req.ostemplate, LXC)
 	if err != nil {
 		return fail(err)
 	}
-	unprivileged := orig["unprivileged"] == "1"
+	run := &ctRestoreRun{orig: orig, unprivileged: orig["unprivileged"] == "1", mounts: copyMap(req.mounts)}
 	if req.unprivilegedGiven {
-		unprivileged = req.unprivileged
+		run.unprivileged = req.unprivileged
 	}
 	// pve-container src/PVE/API2/LXC.pm create_vm, restore branch of the
 	// worker: since 4cc73b7 (6.0.6, PVE 9.0) a restore that creates a
 	// privileged container or turns one privileged needs Sys.Modify; PVE
 	// 8 only asks for VM.Allocate when it turns one privileged.
 	if s.pve.privilegedNeedsSysModify {
-		if !unprivileged && (!req.existed || g.Config["unprivileged"] == "1") && !req.sysModify {
+		if !run.unprivileged && (!req.existed || g.Config["unprivileged"] == "1") && !req.sysModify {
 			return fail(permError("/, Sys.Modify"))
 		}
-	} else if !unprivileged && req.existed && g.Config["unprivileged"] == "1" && !req.vmAllocate {
+	} else if !run.unprivileged && req.existed && g.Config["unprivileged"] == "1" && !req.vmAllocate {
 		return fail(permError("/vms/" + itoa(req.vmid) + ", VM.Allocate"))
 	}
-	mounts := copyMap(req.mounts)
-	delayed := map[string]string{}
-	if len(mounts) == 0 {
-		if mounts, delayed, err = archiveMounts(orig, req.storage, req.root); err != nil {
+	run.delayed = map[string]string{}
+	if len(run.mounts) == 0 {
+		if run.mounts, run.delayed, err = archiveMounts(orig, req.storage, req.root); err != nil {
 			return fail(err)
 		}
 	}
+	return run, nil
+}
+
+// finishCTRestore is the rest of the vzrestore worker: the new volumes,
+// the old container's volumes freed, the merged config.
+// pve-container src/PVE/API2/LXC.pm create_vm $code: create_disks, then
+// destroy_lxc_container of the old volumes, restore_configuration.
+func (s *Sim) finishCTRestore(cl *Cluster, t *Task, req *ctRestore, run *ctRestoreRun) error {
+	g, err := lookupGuest(cl, LXC, req.node, req.vmid)
+	if err != nil {
+		return err
+	}
+	var made []*Volume
+	// Once volumes are made the old container is gone: a failure from
+	// then on removes the config even when it overwrote one.
+	fail := func(err error) error {
+		return failCTRestore(cl, req, made, true, err)
+	}
+	orig, unprivileged, mounts, delayed := run.orig, run.unprivileged, run.mounts, run.delayed
 	conf := copyMap(req.conf)
-	destroyConfig = true
 	for _, k := range mountKeys(mounts) {
 		value, v, err := s.createMountPoint(cl, req.node, req.vmid, k, mounts[k])
 		if v != nil {

@@ -21,8 +21,10 @@ func (s *Sim) registerLXCRoutes() {
 
 	s.handle(http.MethodGet, one+"/config", route{perm: ct("VM.Audit"), handle: getLXCConfig})
 	s.handle(http.MethodGet, one+"/pending", route{perm: ct("VM.Audit"), handle: getLXCPending})
-	// update_vm runs under lock_config (src/PVE/API2/LXC/Config.pm).
-	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, configLock: true, handle: s.updateLXC})
+	// update_vm checks its parameters, then takes lock_config around the
+	// change (src/PVE/API2/LXC/Config.pm): updateLXC waits for the flock
+	// itself, after those checks.
+	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, handle: s.updateLXC})
 
 	s.handle(http.MethodGet, one+"/status", route{handle: lxcStatusIndex})
 	s.handle(http.MethodGet, one+"/status/current", route{perm: ct("VM.Audit"), handle: s.lxcStatusCurrent})
@@ -37,7 +39,9 @@ func (s *Sim) registerLXCRoutes() {
 	disk := permission{path: "/vms/{vmid}", any: true, privs: []string{"VM.Config.Disk"}}
 	s.handle(http.MethodPut, one+"/resize", route{perm: disk, handle: s.resizeLXC})
 	s.handle(http.MethodPost, one+"/move_volume", route{perm: ct("VM.Config.Disk"), handle: s.moveLXCVolume})
-	s.handle(http.MethodPost, one+"/template", route{perm: ct("VM.Allocate"), handle: s.templateLXC})
+	// template checks and forks under lock_config in the handler
+	// (src/PVE/API2/LXC.pm template).
+	s.handle(http.MethodPost, one+"/template", route{perm: ct("VM.Allocate"), configLock: true, handle: s.templateLXC})
 	s.handle(http.MethodPost, one+"/clone", route{perm: ct("VM.Clone"), handle: s.cloneLXC})
 	s.handle(http.MethodGet, one+"/migrate", route{perm: ct("VM.Migrate"), handle: lxcMigratePrecondition})
 	s.handle(http.MethodPost, one+"/migrate", route{perm: ct("VM.Migrate"), handle: s.migrateLXC})

@@ -190,18 +190,28 @@ func (s *Sim) stopLXC(c *call) (any, error) {
 		return nil, errorf("CT %d not running", vmid)
 	}
 	cl := c.cluster
-	t := s.startTask(node, "vzstop", itoa(vmid), c.user, func(*Task) error {
-		g, err := lookupGuest(cl, LXC, node, vmid)
-		if err != nil {
-			return err
-		}
-		if !skiplock && g.Lock() != "mounted" {
-			if err := g.CheckLock(); err != nil {
+	// The worker loads the config and checks its lock under lock_config as
+	// it starts; vm_stop of a container that is no longer running returns
+	// quietly (pve-container src/PVE/API2/LXC/Status.pm vm_stop $realcmd,
+	// src/PVE/LXC.pm vm_stop: ECONNREFUSED on the command socket).
+	t := s.startWorker(node, "vzstop", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzstop", itoa(vmid)),
+		begin: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
 				return err
 			}
-		}
-		ctStop(g)
-		return nil
+			if !skiplock && g.Lock() != "mounted" {
+				return g.CheckLock()
+			}
+			return nil
+		},
+		work: func(*Task) error {
+			if g, err := lookupGuest(cl, LXC, node, vmid); err == nil {
+				ctStop(g)
+			}
+			return nil
+		},
 	})
 	return t.UPID, nil
 }
@@ -219,18 +229,33 @@ func (s *Sim) shutdownLXC(c *call) (any, error) {
 		return nil, errorf("CT %d not running", vmid)
 	}
 	cl := c.cluster
-	t := s.startTask(node, "vzshutdown", itoa(vmid), c.user, func(*Task) error {
+	t := s.startWorker(node, "vzshutdown", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzshutdown", itoa(vmid)),
+		begin: ctWorkerCheckLock(cl, node, vmid),
+		work: func(*Task) error {
+			if g, err := lookupGuest(cl, LXC, node, vmid); err == nil {
+				ctStop(g)
+			}
+			return nil
+		},
+	})
+	return t.UPID, nil
+}
+
+// ctWorkerCheckLock is the start of the vzshutdown and vzsuspend workers:
+// under lock_config they load the config (it must be on this node) and
+// refuse any config lock.
+// pve-container src/PVE/API2/LXC/Status.pm vm_shutdown and vm_suspend
+// $realcmd: load_config, then pve-guest-common src/PVE/AbstractConfig.pm
+// check_lock.
+func ctWorkerCheckLock(cl *Cluster, node string, vmid int) func(*Task) error {
+	return func(*Task) error {
 		g, err := lookupGuest(cl, LXC, node, vmid)
 		if err != nil {
 			return err
 		}
-		if err := g.CheckLock(); err != nil {
-			return err
-		}
-		ctStop(g)
-		return nil
-	})
-	return t.UPID, nil
+		return g.CheckLock()
+	}
 }
 
 // pve-container src/PVE/API2/LXC/Status.pm vm_reboot
@@ -240,15 +265,27 @@ func (s *Sim) rebootLXC(c *call) (any, error) {
 		return nil, errorf("VM %d not running", vmid) // sic: pve-container says VM here
 	}
 	cl := c.cluster
-	t := s.startTask(node, "vzreboot", itoa(vmid), c.user, func(*Task) error {
-		g := cl.Guests[vmid]
-		if g == nil || g.Type != LXC || g.Node != node || g.Status != "running" {
+	// vm_reboot takes lock_config and does nothing when the container no
+	// longer runs by then; it checks no config lock (pve-container
+	// src/PVE/LXC.pm vm_reboot).
+	running := false
+	t := s.startWorker(node, "vzreboot", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzreboot", itoa(vmid)),
+		begin: func(*Task) error {
+			g := cl.Guests[vmid]
+			running = g != nil && g.Type == LXC && g.Node == node && g.Status == "running"
 			return nil
-		}
-		// vm_reboot: shut down, then start again, which applies pending
-		// changes.
-		ctStop(g)
-		return s.ctStart(cl, g, true)
+		},
+		work: func(*Task) error {
+			g := cl.Guests[vmid]
+			if !running || g == nil || g.Type != LXC || g.Node != node {
+				return nil
+			}
+			// vm_reboot: shut down, then start again, which applies
+			// pending changes.
+			ctStop(g)
+			return s.ctStart(cl, g, true)
+		},
 	})
 	return t.UPID, nil
 }
@@ -260,24 +297,27 @@ func (s *Sim) suspendLXC(c *call) (any, error) {
 		return nil, errorf("CT %d not running", vmid)
 	}
 	cl := c.cluster
-	t := s.startTask(node, "vzsuspend", itoa(vmid), c.user, func(*Task) error {
-		g, err := lookupGuest(cl, LXC, node, vmid)
-		if err != nil {
-			return err
-		}
-		if err := g.CheckLock(); err != nil {
-			return err
-		}
-		// lxc-checkpoint -s dumps the state and stops the container.
-		ctStop(g)
-		g.Checkpointed = true
-		return nil
+	t := s.startWorker(node, "vzsuspend", itoa(vmid), c.user, workerSpec{
+		locks: s.guestTaskLocks("vzsuspend", itoa(vmid)),
+		begin: ctWorkerCheckLock(cl, node, vmid),
+		work: func(*Task) error {
+			g, err := lookupGuest(cl, LXC, node, vmid)
+			if err != nil {
+				return err
+			}
+			// lxc-checkpoint -s dumps the state and stops the container.
+			ctStop(g)
+			g.Checkpointed = true
+			return nil
+		},
 	})
 	return t.UPID, nil
 }
 
 // pve-container src/PVE/API2/LXC/Status.pm vm_resume: run_command of
-// lxc-checkpoint -r (pve-common src/PVE/Tools.pm run_command words the failure).
+// lxc-checkpoint -r (pve-common src/PVE/Tools.pm run_command words the
+// failure). Its worker takes no lock_config and checks no config lock
+// (noLockTasks).
 func (s *Sim) resumeLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if ctRunningOn(c) {

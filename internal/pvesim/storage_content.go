@@ -341,20 +341,39 @@ func (s *Sim) deleteVolume(c *call) (any, error) {
 	if info.owner != 0 {
 		id = itoa(info.owner) + "@" + st.ID
 	}
-	t := s.startTask(node, "imgdel", id, c.user, func(t *Task) error {
-		if c.cluster.Volume(node, volid) == nil {
-			if !st.fileStorage() {
-				return errorf("volume '%s' does not exist", volid)
+	// vdisk_free runs as the worker starts: a base volume still in use and
+	// a volume a block storage does not have fail the task there, a file
+	// that is gone only warns; the volume is gone when the task ends
+	// (pve-storage src/PVE/Storage.pm vdisk_free: volume_is_base_and_used,
+	// then the plugin's free_image).
+	cl := c.cluster
+	gone := false
+	t := s.startWorker(node, "imgdel", id, c.user, workerSpec{
+		begin: func(t *Task) error {
+			v := cl.Volume(node, volid)
+			if v == nil {
+				if !st.fileStorage() {
+					return errorf("volume '%s' does not exist", volid)
+				}
+				// pve-storage src/PVE/Storage/Plugin.pm free_image: a plain warn
+				t.Note("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
+				gone = true
+				return nil
 			}
-			// pve-storage src/PVE/Storage/Plugin.pm free_image: a plain warn
-			t.Note("disk image '%s' does not exist", volumePath(st, info.vtype, volname))
+			if linkedCloneOf(cl, v) != "" {
+				return errorf("base volume '%s' is still in use by linked clones", volname)
+			}
 			return nil
-		}
-		if err := freeVolume(c.cluster, node, volid); err != nil {
-			return err
-		}
-		t.Log("Removed volume '%s'", volid)
-		return nil
+		},
+		work: func(t *Task) error {
+			if !gone {
+				if err := freeVolume(cl, node, volid); err != nil {
+					return err
+				}
+			}
+			t.Log("Removed volume '%s'", volid)
+			return nil
+		},
 	})
 	if delay := c.intParam("delay", 0); delay > 0 {
 		return s.awaitDelete(t, delay)

@@ -85,16 +85,55 @@ func (s *Sim) downloadURL(c *call) (any, error) {
 		verify := c.str("verify-certificates") != "0"
 		s.withoutModelLock(func() { job.blob, job.fetchErr = fetchLoopback(job.url, verify) })
 	}
-	t := s.startTask(node, "download", name, c.user, func(t *Task) error {
-		if compression != "" {
-			if content != "iso" {
-				return errorf("decompression not supported for %s", content)
+	// The worker checks the decompression and, as download_file_from_url
+	// starts, the file already at the destination; the fetched file is in
+	// place when it ends (pve-storage src/PVE/API2/Storage/Status.pm
+	// download_url $worker).
+	cl := c.cluster
+	done := false
+	t := s.startWorker(node, "download", name, c.user, workerSpec{
+		begin: func(t *Task) error {
+			if compression != "" {
+				if content != "iso" {
+					return errorf("decompression not supported for %s", content)
+				}
+				return errorf("decompression with '%s' is not simulated", compression) // not simulated: decompression
 			}
-			return errorf("decompression with '%s' is not simulated", compression) // not simulated: decompression
-		}
-		return s.finishDownload(c.cluster, t, job)
+			t.Log("downloading %s to %s", job.url, job.dest)
+			var err error
+			existing := cl.Volume(node, contentVolID(st.ID, content, name))
+			done, err = keepExistingDownload(t, existing, job.algorithm, job.checksum, job.dest)
+			return err
+		},
+		work: func(t *Task) error {
+			if done {
+				return nil
+			}
+			return s.finishDownload(cl, t, job)
+		},
 	})
 	return t.UPID, nil
+}
+
+// keepExistingDownload is download_file_from_url's look at the
+// destination before it fetches: without a checksum an existing file is
+// refused; with one it is kept when it matches (done) and refused when
+// not.
+// pve-common src/PVE/Tools.pm download_file_from_url (-f $dest)
+func keepExistingDownload(t *Task, existing *Volume, algorithm, checksum, dest string) (bool, error) {
+	if existing == nil {
+		return false, nil
+	}
+	if algorithm == "" {
+		return false, errorf("refusing to override existing file '%s'", dest)
+	}
+	t.Log("calculating checksum of existing file...")
+	got := existing.Digests[algorithm]
+	if !strings.EqualFold(got, checksum) {
+		return false, errorf("checksum mismatch: got '%s' != expect '%s', aborting", got, checksum)
+	}
+	t.Log("OK, got correct file already, no need to download")
+	return true, nil
 }
 
 // withoutModelLock runs fn with the model unlocked, as a handler that
@@ -106,24 +145,12 @@ func (s *Sim) withoutModelLock(fn func()) {
 	fn()
 }
 
-// finishDownload is download_file_from_url inside the worker.
+// finishDownload is download_file_from_url inside the worker, after its
+// look at the destination (keepExistingDownload).
 // pve-common src/PVE/Tools.pm download_file_from_url (run_command errmsg
 // "download failed"); the exit codes are wget's (inferred: 3 file I/O,
 // 4 network, 5 TLS verification, 8 an error answer, as wget documents them).
 func (s *Sim) finishDownload(cl *Cluster, t *Task, job *downloadJob) error {
-	t.Log("downloading %s to %s", job.url, job.dest)
-	if job.existing != nil {
-		if job.algorithm == "" {
-			return errorf("refusing to override existing file '%s'", job.dest)
-		}
-		t.Log("calculating checksum of existing file...")
-		got := job.existing.Digests[job.algorithm]
-		if !strings.EqualFold(got, job.checksum) {
-			return errorf("checksum mismatch: got '%s' != expect '%s', aborting", got, job.checksum)
-		}
-		t.Log("OK, got correct file already, no need to download")
-		return nil
-	}
 	tmp := fmt.Sprintf("%s.tmp.%d", job.dest, t.PID)
 	if job.fetchErr != nil {
 		t.Log("%s", job.fetchErr.reason)

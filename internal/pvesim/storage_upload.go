@@ -174,37 +174,43 @@ func (s *Sim) uploadFile(c *call) (any, error) {
 	}
 	dest := contentPath(st, content, name)
 	algorithm, checksum := c.str("checksum-algorithm"), c.str("checksum")
-	t := s.startTask(node, "imgcopy", "", c.user, func(t *Task) error {
-		t.Log("starting file import from: %s", tmp)
-		if algorithm != "" {
-			t.Log("calculating checksum...")
-			if err := blob.checkChecksum(algorithm, checksum); err != nil {
+	// The worker checks the checksum and the file's format as it starts
+	// and fails there; the copy is in place when it ends (pve-storage
+	// src/PVE/API2/Storage/Status.pm upload $worker: the eval before
+	// "target node").
+	t := s.startWorker(node, "imgcopy", "", c.user, workerSpec{
+		begin: func(t *Task) error {
+			t.Log("starting file import from: %s", tmp)
+			if algorithm != "" {
+				t.Log("calculating checksum...")
+				if err := blob.checkChecksum(algorithm, checksum); err != nil {
+					return err
+				}
+				t.Log("OK, checksum verified")
+			}
+			return blob.checkImage(content, templateFormat(content, name), tmp)
+		},
+		work: func(t *Task) error {
+			t.Log("target node: %s", node)
+			t.Log("target file: %s", dest)
+			t.Log("file size is: %d", blob.size)
+			t.Log("command: cp -- %s %s", tmp, dest)
+			old := c.cluster.Volume(node, contentVolID(st.ID, content, name))
+			free := st.Capacity - c.cluster.used(st, node)
+			if old != nil {
+				free += old.Size
+			}
+			if blob.size > free {
+				// pve-storage src/PVE/API2/Storage/Status.pm upload (run_command
+				// errmsg "import failed"); inferred: the rest is cp's (coreutils).
+				return errorf("import failed: cp: error writing '%s': No space left on device", dest)
+			}
+			if err := s.storeFile(c.cluster, st, node, content, name, blob); err != nil {
 				return err
 			}
-			t.Log("OK, checksum verified")
-		}
-		if err := blob.checkImage(content, templateFormat(content, name), tmp); err != nil {
-			return err
-		}
-		t.Log("target node: %s", node)
-		t.Log("target file: %s", dest)
-		t.Log("file size is: %d", blob.size)
-		t.Log("command: cp -- %s %s", tmp, dest)
-		old := c.cluster.Volume(node, contentVolID(st.ID, content, name))
-		free := st.Capacity - c.cluster.used(st, node)
-		if old != nil {
-			free += old.Size
-		}
-		if blob.size > free {
-			// pve-storage src/PVE/API2/Storage/Status.pm upload (run_command
-			// errmsg "import failed"); inferred: the rest is cp's (coreutils).
-			return errorf("import failed: cp: error writing '%s': No space left on device", dest)
-		}
-		if err := s.storeFile(c.cluster, st, node, content, name, blob); err != nil {
-			return err
-		}
-		t.Log("finished file import successfully")
-		return nil
+			t.Log("finished file import successfully")
+			return nil
+		},
 	})
 	return t.UPID, nil
 }

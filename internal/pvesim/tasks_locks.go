@@ -35,10 +35,15 @@ const (
 // "snapshot", "snapshot-delete" or "rollback" config lock meanwhile
 // (pve-guest-common src/PVE/AbstractConfig.pm __snapshot_prepare,
 // __snapshot_commit, snapshot_delete, snapshot_rollback).
+// pve-container's move_volume worker takes the flock only around its
+// final config write and is guarded by the "disk" config lock its handler
+// sets (src/PVE/API2/LXC.pm move_volume $storage_realcmd); its vm_resume
+// worker takes none at all (src/PVE/API2/LXC/Status.pm vm_resume).
 var noLockTasks = map[string]bool{
 	"vzclone":    true,
 	"qmsnapshot": true, "qmdelsnapshot": true, "qmrollback": true,
 	"vzsnapshot": true, "vzdelsnapshot": true, "vzrollback": true,
+	"move_volume": true, "vzresume": true,
 }
 
 // guestTaskLocks is the flock a guest task's worker holds for its whole run:
