@@ -203,7 +203,7 @@ func (s *Sim) BackupGuest(vmid int, storage string) (string, error) {
 		}
 		stamp := s.now().UTC().Format("2006_01_02-15_04_05")
 		volid = fmt.Sprintf("%s:backup/vzdump-%s-%d-%s.%s", storage, g.Type, vmid, stamp, ext)
-		return c.addBackup(g.Node, volid, backupConfigText(g))
+		return c.addBackup(g.Node, volid, s.cluster.conf.backupConfigText(g))
 	})
 	return volid, err
 }
@@ -214,7 +214,7 @@ func (s *Sim) BackupGuest(vmid int, storage string) (string, error) {
 // The archive's config text is the guest's config file (qemu-server
 // src/PVE/QemuServer.pm write_vm_config, pve-container src/PVE/LXC/Config.pm
 // write_pct_config) as vzdump stores it.
-func backupConfigText(g *Guest) string {
+func (cs *guestSchema) backupConfigText(g *Guest) string {
 	cfg := copyMap(g.Config)
 	delete(cfg, "lock")
 	text := renderConfig(&Guest{Type: g.Type, Config: cfg})
@@ -224,7 +224,7 @@ func backupConfigText(g *Guest) string {
 	var b strings.Builder
 	b.WriteString(text)
 	for _, key := range guestDrives(cfg) {
-		d, ok := parseDrive(key, cfg[key])
+		d, ok := cs.parseDrive(key, cfg[key])
 		if !ok || d.isCDROM() || d.isCloudInit() || d["backup"] == "0" {
 			continue
 		}

@@ -147,7 +147,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 	if req.existed {
 		// destroy_vm keeps an empty config: the old disks go first.
 		for _, key := range volumeKeys(g.Config) {
-			d, ok := parseDrive(key, g.Config[key])
+			d, ok := cl.conf.parseDrive(key, g.Config[key])
 			if pvegrammar.IsQemuUnusedKey(key) {
 				d, ok = drive{"file": g.Config[key]}, true
 			}
@@ -172,7 +172,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		switch {
 		case key == "lock" || key == "parent" || key == "digest" || pvegrammar.IsQemuUnusedKey(key):
 		case isDriveKey(key):
-			d, ok := parseDrive(key, value)
+			d, ok := cl.conf.parseDrive(key, value)
 			if !ok {
 				return fail(errorf("unable to parse drive options for '%s'", key))
 			}
@@ -191,7 +191,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 			conf[key] = nd.print()
 		case strings.HasPrefix(key, "net") && req.unique:
 			// restore_update_config_line: a new MAC where one was set.
-			n, msg := qemuConfigMethod().PropertyString(key, value)
+			n, msg := cl.conf.qemu.PropertyString(key, value)
 			if msg != "" || n["macaddr"] == "" {
 				conf[key] = value
 				continue
@@ -201,7 +201,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		case key == "vmgenid" && value != "0":
 			conf[key] = s.newUUID()
 		case key == "smbios1" && req.unique:
-			smbios, _ := qemuConfigMethod().PropertyString(key, value)
+			smbios, _ := cl.conf.qemu.PropertyString(key, value)
 			if smbios == nil {
 				smbios = map[string]string{}
 			}
@@ -218,7 +218,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	g.Config = conf
-	writeConfig(g)
+	cl.conf.writeConfig(g)
 	if req.pool != "" && cl.Pools[req.pool] != nil {
 		cl.addPoolMember(req.pool, req.vmid)
 	}

@@ -41,9 +41,9 @@ func guestUptimeAt(g *Guest, at time.Time) int64 {
 func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
 	cfg := g.Config
 	running := g.Status == "running"
-	maxMem := memoryMiB(cfg) * mib
+	maxMem := cl.conf.memoryMiB(cfg) * mib
 	d := map[string]any{
-		"vmid": g.VMID, "status": g.Status, "disk": 0, "maxdisk": bootDiskSize(cfg),
+		"vmid": g.VMID, "status": g.Status, "disk": 0, "maxdisk": cl.conf.bootDiskSize(cfg),
 		"cpus": guestCPUs(cl, g), "maxmem": maxMem,
 		"uptime": s.guestUptime(g), "cpu": 0, "mem": 0, "memhost": 0, "netin": 0, "netout": 0,
 	}
@@ -119,9 +119,9 @@ func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 	}
 	st := s.vmStatus(c.cluster, g, true)
 	st["ha"] = map[string]any{"managed": 0}
-	statusDisplayFields(st, g.Config)
+	c.cluster.conf.statusDisplayFields(st, g.Config)
 	if agent, ok := g.Config["agent"]; ok {
-		if props, msg := qemuConfigMethod().PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
+		if props, msg := c.cluster.conf.qemu.PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
 			st["agent"] = 1
 		}
 	}
@@ -239,7 +239,7 @@ func (s *Sim) checkEFIVars(t *Task, g *Guest) {
 	if !s.pve.efiCertWarning || g.IsTemplate() {
 		return
 	}
-	d, ok := parseDrive("efidisk0", g.Config["efidisk0"])
+	d, ok := s.cluster.conf.parseDrive("efidisk0", g.Config["efidisk0"])
 	if !ok || d["pre-enrolled-keys"] != "1" || d["ms-cert"] == "2023k" {
 		return
 	}
@@ -270,7 +270,7 @@ func (s *Sim) checkEFIVars(t *Task, g *Guest) {
 // dies in pve-storage src/PVE/Storage/Plugin.pm (activate_volume).
 func checkStartVolumes(cl *Cluster, g *Guest) error {
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || !strings.Contains(d.file(), ":") {
 			continue
 		}
@@ -487,7 +487,7 @@ func (s *Sim) hibernate(cl *Cluster, g *Guest, t *Task, storage string) error {
 	if st.fileStorage() {
 		name += ".raw"
 	}
-	size := memoryMiB(g.Config)*2*mib + 500*mib
+	size := cl.conf.memoryMiB(g.Config)*2*mib + 500*mib
 	v, err := s.allocVolume(cl, allocation{storage: storage, node: g.Node, vmid: g.VMID, format: format, name: name, size: size})
 	if err != nil {
 		return err
@@ -511,7 +511,7 @@ func vmstateStorage(cl *Cluster, g *Guest) string {
 	// group: the last one wins, else the first storage seen.
 	var shared, local string
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || d.isCDROM() {
 			continue
 		}

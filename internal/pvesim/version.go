@@ -21,6 +21,8 @@ type pveProfile struct {
 	version string // pve-manager package version
 	repoid  string // pve-manager commit the package was built from
 	api     *schema.API
+	// conf is the guest config schema of the same dump (config_schema.go).
+	conf *guestSchema
 
 	// unprivilegedDefault: a container created without "unprivileged" is
 	// unprivileged. pve-container 103068a ("api: create: default to
@@ -60,10 +62,8 @@ type pveProfile struct {
 	rollbackStartNeedsPowerMgmt bool
 }
 
-// The profile's schema checks every request. The guest configs the
-// simulator stores are parsed with the 9.1 schema in every profile; the
-// only keys PVE 8.4 takes there that 9.1 does not are the disk geometry
-// options (cyls, heads, secs, trans), which PVE 9 dropped.
+// The profile's schema checks every request, and its guest config schema
+// parses and checks the guest configs the simulator stores.
 
 // pveProfiles are the releases the simulator can serve. 8.4 is PVE 8.4 of
 // its schema dump (pve-docs 8.4.2, 2026-03-16): pve-manager 8.4.18,
@@ -113,6 +113,10 @@ func lookupProfile(version string) (pveProfile, error) {
 	if !ok {
 		return pveProfile{}, fmt.Errorf("PVE version %s: no schema tables", version)
 	}
-	p.api = api
+	conf, err := newGuestSchema(api)
+	if err != nil {
+		return pveProfile{}, err
+	}
+	p.api, p.conf = api, conf
 	return p, nil
 }
