@@ -229,40 +229,6 @@ func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
 	return nil
 }
 
-// checkEFIVars is vm_start_nolock's check_efi_vars (qemu-server
-// src/PVE/QemuServer.pm), run for an OVMF VM once its volumes are active:
-// an EFI disk with pre-enrolled keys but without the ms-cert=2023k marker
-// (OVMF.pm should_enroll_ms_2023_cert) gets a warning that counts in the
-// task's WARNINGS since qemu-server 53495177 (pveProfile.efiCertWarning).
-// The earlier releases print a plain notice, which is not simulated.
-func (s *Sim) checkEFIVars(t *Task, g *Guest) {
-	if !s.pve.efiCertWarning || g.IsTemplate() {
-		return
-	}
-	d, ok := s.cluster.conf.parseDrive("efidisk0", g.Config["efidisk0"])
-	if !ok || d["pre-enrolled-keys"] != "1" || d["ms-cert"] == "2023k" {
-		return
-	}
-	// log_warn prints "WARN: " and the message, whose second line follows
-	// as its own log line.
-	t.Warn("EFI disk without 'ms-cert=2023k' option, suggesting that not all UEFI 2023")
-	for _, line := range []string{
-		"certificates from Microsoft are enrolled yet.",
-		"The UEFI 2011 certificates expire in June 2026! The new certificates are required",
-		"for secure boot update for Windows and common Linux distributions.",
-		"Use 'Disk Action > Enroll Updated Certificates' in the UI or, while the VM is",
-		"shut down, run 'qm enroll-efi-keys " + itoa(g.VMID) + "' to enroll the new certificates.",
-		"",
-		"For Windows with BitLocker, run the following command inside Powershell:",
-		"  manage-bde -protectors -disable <drive>",
-		"for each drive with BitLocker (for example, <drive> could be 'C:').",
-		"This is required for each drive with BitLocker before proceeding with enrollment.",
-		"Otherwise, you will be prompted for the BitLocker recovery key on the next boot.",
-	} {
-		t.Log("%s", line)
-	}
-}
-
 // checkStartVolumes is what activating the volumes checks: the storage
 // offers the volume's content type (W27: a cloud-init drive on a storage
 // without images fails here), is usable on the node and holds the volume.
