@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 )
@@ -28,4 +29,22 @@ func newGuestSchema(api *schema.API) (*guestSchema, error) {
 		return nil, fmt.Errorf("PVE %s schema lacks a guest config method", api.Release())
 	}
 	return &guestSchema{qemu: qemu, lxc: lxc}, nil
+}
+
+// storedValueError is why parse_vm_config's check_type refuses a key of a
+// stored VM config, "" when it takes it: a key the release's schema does
+// not know, or a property string its format does not parse. check_type
+// checks no enum or pattern, only the named format.
+// qemu-server src/PVE/QemuServer.pm check_type ("unknown setting");
+// pve-common src/PVE/JSONSchema.pm check_format words the format errors.
+func (cs *guestSchema) storedValueError(key, value string) string {
+	if !cs.qemuOptionExists(key) {
+		return "unknown setting '" + key + "'"
+	}
+	if info, ok := cs.qemu.Param(key); ok && info.PropertyString {
+		if _, msg := cs.qemu.PropertyString(key, value); msg != "" {
+			return strings.TrimSuffix(msg, "\n")
+		}
+	}
+	return ""
 }

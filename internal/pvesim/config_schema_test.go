@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -52,4 +53,42 @@ func TestConfigSchemaDriveGeometryByVersion(t *testing.T) {
 	e9 := newEnv(t, Options{})
 	e9.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100", "scsi0", "local-lvm:1,cyls=16")).
 		wantParamError(t, "scsi0", "invalid format - invalid key in comma-separated list property: cyls\n")
+}
+
+// qemu-server src/PVE/QemuServer.pm restore_merge_config parses the
+// restored config with the release's parse_vm_config, whose check_type
+// refuses an unknown key ("unknown setting") and a property string its
+// format does not parse; not strict, so the key is dropped with a plain
+// warning. allow-ksm and agent's freeze-fs are PVE 9 only.
+func TestQemuRestoreDropsKeysTheReleaseDoesNotKnow(t *testing.T) {
+	t.Parallel()
+	const archive = "local:backup/vzdump-qemu-170-2026_11_01-00_00_00.vma.zst"
+	for _, version := range []string{"8.4", "9.1"} {
+		e := newEnv(t, Options{PVEVersion: version})
+		if err := e.sim.AddBackup("pve1", archive, "agent: 1,freeze-fs=1\nallow-ksm: 0\ncores: 2\nname: db\n"); err != nil {
+			t.Fatal(err)
+		}
+		info := e.taskOK(t, e.postRestoreVM(t, "171", archive))
+		cfg := e.vmConfig(t, "pve1", "171")
+		log := strings.Join(info.Log, "\n")
+		if version == "9.1" {
+			wantConfig(t, cfg, map[string]string{"agent": "1,freeze-fs=1", "allow-ksm": "0", "cores": "2"})
+			if strings.Contains(log, "unable to parse") {
+				t.Errorf("9.1 restore log:\n%s", log)
+			}
+			continue
+		}
+		wantConfig(t, cfg, map[string]string{"agent": "", "allow-ksm": "", "cores": "2", "name": "db"})
+		for _, want := range []string{
+			"vm 171 - unable to parse value of 'agent' - invalid key in comma-separated list property: freeze-fs",
+			"vm 171 - unable to parse value of 'allow-ksm' - unknown setting 'allow-ksm'",
+		} {
+			if !strings.Contains(log, want) {
+				t.Errorf("8.4 restore log lacks %q:\n%s", want, log)
+			}
+		}
+		if info.ExitStatus != "OK" {
+			t.Errorf("8.4 restore ended %q", info.ExitStatus)
+		}
+	}
 }

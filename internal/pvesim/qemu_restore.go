@@ -186,6 +186,11 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		value := backup[key]
 		switch {
 		case key == "lock" || key == "parent" || key == "digest" || pvegrammar.IsQemuUnusedKey(key):
+		case key != "description" && !isDriveKey(key) && cl.conf.storedValueError(key, value) != "":
+			// restore_merge_config parses the restored file with this
+			// release's schema (parse_vm_config, not strict): a key or a
+			// property it does not know is dropped with a plain warning.
+			t.Note("vm %d - unable to parse value of '%s' - %s", req.vmid, key, cl.conf.storedValueError(key, value))
 		case isDriveKey(key):
 			d, ok := cl.conf.parseDrive(key, value)
 			if !ok {
