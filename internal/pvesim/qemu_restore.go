@@ -194,6 +194,8 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		case isDriveKey(key):
 			d, ok := cl.conf.parseDrive(key, value)
 			if !ok {
+				// The text of qemu-server src/PVE/API2/Qemu.pm clone_vm for a drive
+				// parse_drive cannot read.
 				return fail(errorf("unable to parse drive options for '%s'", key))
 			}
 			if d.isCDROMNotCloudInit() {
