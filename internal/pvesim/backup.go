@@ -148,18 +148,49 @@ func newBackupVolume(volid, node, config string, ctime int64) *Volume {
 }
 
 // backupSize stands in for the size of an archive a test adds: a tenth of
-// the volumes it holds, at least 1 MiB.
+// the volumes it holds, at least 1 MiB. A disk vzdump leaves out does not
+// count: a VM drive marked backup=0 (qemu-server src/PVE/QemuConfig.pm
+// get_backup_volumes) and a container mount point without backup=1
+// (pve-container src/PVE/LXC/Config.pm mountpoint_backup_enabled).
 func backupSize(config string) int64 {
 	var sum int64
 	for _, line := range strings.Split(config, "\n") {
-		if i := strings.Index(line, "size="); i >= 0 {
-			v, _, _ := strings.Cut(line[i+len("size="):], ",")
-			if n, ok := pvegrammar.ParseSize(v); ok {
-				sum += n
+		key, value, ok := strings.Cut(line, ": ")
+		if !ok || strings.HasPrefix(key, "#") {
+			continue
+		}
+		props := map[string]string{}
+		for _, part := range strings.Split(value, ",") {
+			if k, v, ok := strings.Cut(part, "="); ok {
+				props[k] = v
 			}
+		}
+		if isDriveKey(key) && perlFalse(props["backup"]) || isMountKey(key) && key != "rootfs" && !perlTrue(props["backup"]) {
+			continue
+		}
+		if n, ok := pvegrammar.ParseSize(props["size"]); ok {
+			sum += n
 		}
 	}
 	return max(sum/10, mib)
+}
+
+// perlTrue and perlFalse are the spellings of a set schema boolean
+// (pve-common src/PVE/JSONSchema.pm check_type).
+func perlTrue(v string) bool {
+	switch strings.ToLower(v) {
+	case "1", "on", "yes", "true":
+		return true
+	}
+	return false
+}
+
+func perlFalse(v string) bool {
+	switch strings.ToLower(v) {
+	case "0", "off", "no", "false":
+		return true
+	}
+	return false
 }
 
 // AddBackup stores a backup archive with the config file it embeds
@@ -203,7 +234,7 @@ func (s *Sim) BackupGuest(vmid int, storage string) (string, error) {
 		}
 		stamp := s.now().UTC().Format("2006_01_02-15_04_05")
 		volid = fmt.Sprintf("%s:backup/vzdump-%s-%d-%s.%s", storage, g.Type, vmid, stamp, ext)
-		return c.addBackup(g.Node, volid, backupConfigText(g))
+		return c.addBackup(g.Node, volid, s.cluster.conf.backupConfigText(g))
 	})
 	return volid, err
 }
@@ -214,7 +245,7 @@ func (s *Sim) BackupGuest(vmid int, storage string) (string, error) {
 // The archive's config text is the guest's config file (qemu-server
 // src/PVE/QemuServer.pm write_vm_config, pve-container src/PVE/LXC/Config.pm
 // write_pct_config) as vzdump stores it.
-func backupConfigText(g *Guest) string {
+func (cs *guestSchema) backupConfigText(g *Guest) string {
 	cfg := copyMap(g.Config)
 	delete(cfg, "lock")
 	text := renderConfig(&Guest{Type: g.Type, Config: cfg})
@@ -224,7 +255,7 @@ func backupConfigText(g *Guest) string {
 	var b strings.Builder
 	b.WriteString(text)
 	for _, key := range guestDrives(cfg) {
-		d, ok := parseDrive(key, cfg[key])
+		d, ok := cs.parseDrive(key, cfg[key])
 		if !ok || d.isCDROM() || d.isCloudInit() || d["backup"] == "0" {
 			continue
 		}

@@ -91,17 +91,17 @@ func dropGuest(cl *Cluster, g *Guest, unreferenced bool, t *Task) {
 
 // rewriteVolumeRefs points every config reference to a renamed volume at
 // its new volid, after a migration had to rename it on the target.
-func rewriteVolumeRefs(g *Guest, renamed map[string]string) {
+func (cs *guestSchema) rewriteVolumeRefs(g *Guest, renamed map[string]string) {
 	if len(renamed) == 0 {
 		return
 	}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
 		if g.Type == LXC {
-			rewriteMountPoints(cfg, renamed)
+			cs.rewriteMountPoints(cfg, renamed)
 			continue
 		}
 		for _, key := range volumeKeys(cfg) {
-			if d, ok := parseDrive(key, cfg[key]); ok {
+			if d, ok := cs.parseDrive(key, cfg[key]); ok {
 				if nv, ok := renamed[d.file()]; ok {
 					d["file"] = nv
 					cfg[key] = d.print()
@@ -111,5 +111,5 @@ func rewriteVolumeRefs(g *Guest, renamed map[string]string) {
 			}
 		}
 	}
-	rewriteSnapshotVolumeRefs(g, renamed)
+	cs.rewriteSnapshotVolumeRefs(g, renamed)
 }

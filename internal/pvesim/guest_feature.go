@@ -38,7 +38,7 @@ func guestFeature(c *call, typ GuestType) (any, error) {
 	}
 	feature := c.str("feature")
 	has := true
-	for _, v := range snapshotVolumes(typ, cfg) {
+	for _, v := range c.cluster.conf.snapshotVolumes(typ, cfg) {
 		if !volumeHasFeature(c.cluster, feature, v.volid, snapName != "", typ == LXC && feature != "snapshot") {
 			has = false
 		}
@@ -52,7 +52,7 @@ func guestFeature(c *call, typ GuestType) (any, error) {
 		nodes[n.Name] = true
 	}
 	for _, key := range guestDrives(cfg) {
-		d, ok := parseDrive(key, cfg[key])
+		d, ok := c.cluster.conf.parseDrive(key, cfg[key])
 		if !ok {
 			continue
 		}

@@ -37,18 +37,18 @@ type snapshotVolume struct {
 // QemuConfig: the drive keys, without CD-ROMs (drive_is_cdrom, so the
 // cloud-init drive too, as every __snapshot_* hook returns early for
 // them). LXC::Config: rootfs and the mpN, of any mount type.
-func snapshotVolumes(typ GuestType, cfg map[string]string) []snapshotVolume {
+func (cs *guestSchema) snapshotVolumes(typ GuestType, cfg map[string]string) []snapshotVolume {
 	var out []snapshotVolume
 	if typ == LXC {
 		for _, key := range mountKeys(cfg) {
-			if mp, err := parseMountPoint(key, cfg[key]); err == nil {
+			if mp, err := cs.parseMountPoint(key, cfg[key]); err == nil {
 				out = append(out, snapshotVolume{key: key, volid: mp.volume()})
 			}
 		}
 		return out
 	}
 	for _, key := range guestDrives(cfg) {
-		d, ok := parseDrive(key, cfg[key])
+		d, ok := cs.parseDrive(key, cfg[key])
 		if !ok || d.isCDROM() {
 			continue
 		}
@@ -127,7 +127,7 @@ func (s *Sim) snapshotPrepare(cl *Cluster, g *Guest, name string, saveState bool
 	if g.Snapshots[name] != nil {
 		return nil, errorf("snapshot name '%s' already used", name)
 	}
-	vols := snapshotVolumes(g.Type, g.Config)
+	vols := cl.conf.snapshotVolumes(g.Type, g.Config)
 	for _, v := range vols {
 		if !volumeHasSnapshot(cl, v.volid) {
 			return nil, errorf("snapshot feature is not available")
@@ -177,7 +177,7 @@ func (s *Sim) saveSnapshotState(cl *Cluster, g *Guest, name string) (string, err
 	if st.fileStorage() {
 		volname += ".raw"
 	}
-	size := memoryMiB(g.Config)*2*mib + 500*mib
+	size := cl.conf.memoryMiB(g.Config)*2*mib + 500*mib
 	v, err := s.allocVolume(cl, allocation{storage: storage, node: g.Node, vmid: g.VMID, format: "raw", name: volname, size: size})
 	if err != nil {
 		return "", err
@@ -279,7 +279,7 @@ func snapshotDeleteFinish(cl *Cluster, g *Guest, name string, t *Task) error {
 		}
 	}
 	var unused []string
-	for _, v := range snapshotVolumes(g.Type, snap) {
+	for _, v := range cl.conf.snapshotVolumes(g.Type, snap) {
 		if g.Type == LXC && strings.HasPrefix(v.volid, "/") {
 			continue
 		}
@@ -312,7 +312,7 @@ func snapshotDeleteFinish(cl *Cluster, g *Guest, name string, t *Task) error {
 			return err
 		}
 	}
-	dropUsedUnused(g)
+	cl.conf.dropUsedUnused(g)
 	return nil
 }
 
@@ -331,15 +331,15 @@ func addUnusedAfterSnapshot(g *Guest, volid string) error {
 // dropUsedUnused is the unusedN clean-up of write_vm_config (qemu-server
 // src/PVE/QemuServer.pm: volumes of the current and pending drives) and
 // write_pct_config (writeCTConfig).
-func dropUsedUnused(g *Guest) {
+func (cs *guestSchema) dropUsedUnused(g *Guest) {
 	if g.Type == LXC {
-		writeCTConfig(g)
+		cs.writeCTConfig(g)
 		return
 	}
 	used := map[string]bool{}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
 		for _, key := range guestDrives(cfg) {
-			if d, ok := parseDrive(key, cfg[key]); ok {
+			if d, ok := cs.parseDrive(key, cfg[key]); ok {
 				used[d.file()] = true
 			}
 		}
@@ -363,7 +363,7 @@ func (s *Sim) snapshotRollbackPrepare(cl *Cluster, g *Guest, name string) error 
 	if err != nil {
 		return err
 	}
-	for _, v := range snapshotVolumes(g.Type, snap) {
+	for _, v := range cl.conf.snapshotVolumes(g.Type, snap) {
 		if err := volumeRollbackPossible(cl, g.Node, v.volid, name); err != nil {
 			return err
 		}
@@ -395,7 +395,7 @@ func (s *Sim) snapshotRollbackFinish(cl *Cluster, g *Guest, name string) error {
 	if err != nil {
 		return err
 	}
-	for _, v := range snapshotVolumes(g.Type, snap) {
+	for _, v := range cl.conf.snapshotVolumes(g.Type, snap) {
 		volumeRollback(cl, g.Node, v.volid, name)
 	}
 	if g.Lock() != "rollback" {
@@ -404,10 +404,10 @@ func (s *Sim) snapshotRollbackFinish(cl *Cluster, g *Guest, name string) error {
 	}
 	delete(g.Config, "lock")
 	inSnap := map[string]bool{}
-	for _, v := range snapshotVolumes(g.Type, snap) {
+	for _, v := range cl.conf.snapshotVolumes(g.Type, snap) {
 		inSnap[v.volid] = true
 	}
-	for _, v := range snapshotVolumes(g.Type, g.Config) {
+	for _, v := range cl.conf.snapshotVolumes(g.Type, g.Config) {
 		if g.Type == LXC && strings.HasPrefix(v.volid, "/") {
 			continue // __snapshot_rollback_get_unused: volumes only
 		}

@@ -51,7 +51,7 @@ func snapshotList(g *Guest) []map[string]any {
 // snapshotTyped is a snapshot section as the API returns it: parse_vm_config
 // and parse_pct_config type every key of the section with the config schema
 // (snaptime is an integer there).
-func snapshotTyped(typ GuestType, snap map[string]string) map[string]any {
+func (cs *guestSchema) snapshotTyped(typ GuestType, snap map[string]string) map[string]any {
 	out := make(map[string]any, len(snap))
 	for k, v := range snap {
 		switch {
@@ -63,9 +63,9 @@ func snapshotTyped(typ GuestType, snap map[string]string) map[string]any {
 				out[k] = n
 			}
 		case typ == LXC:
-			out[k] = lxcTypedValue(k, v)
+			out[k] = cs.lxcTypedValue(k, v)
 		default:
-			out[k] = typedValue(k, v)
+			out[k] = cs.typedValue(k, v)
 		}
 	}
 	return out
@@ -86,12 +86,12 @@ func loadSnapshot(g *Guest, name string) (map[string]string, error) {
 
 // snapshotConfigAnswer is load_snapshot_config for GET .../config with
 // "snapshot": the section plus the config's digest.
-func snapshotConfigAnswer(g *Guest, name string) (map[string]any, error) {
+func (cs *guestSchema) snapshotConfigAnswer(g *Guest, name string) (map[string]any, error) {
 	snap, err := loadSnapshot(g, name)
 	if err != nil {
 		return nil, err
 	}
-	out := snapshotTyped(g.Type, snap)
+	out := cs.snapshotTyped(g.Type, snap)
 	if g.Type == QEMU {
 		if _, ok := out["cipassword"]; ok {
 			out["cipassword"] = cipasswordMask
@@ -159,7 +159,7 @@ func (s *Sim) registerSnapshotRoutes() {
 					return nil, err
 				}
 				// get_snapshot_config returns the section itself, no digest.
-				return snapshotTyped(typ, snap), nil
+				return s.cluster.conf.snapshotTyped(typ, snap), nil
 			},
 		})
 		s.handle(http.MethodPut, one+"/config", route{perm: vm("VM.Snapshot"), handle: func(c *call) (any, error) {

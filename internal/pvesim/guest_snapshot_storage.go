@@ -194,9 +194,9 @@ func volumeRollback(cl *Cluster, node, volid, name string) {
 // volumeInSnapshot is the snapshot half of qemu-server
 // src/PVE/QemuServer/Drive.pm is_volume_in_use: a snapshot's drive (not a
 // CD-ROM) names the volume.
-func volumeInSnapshot(g *Guest, volid string) bool {
+func (cs *guestSchema) volumeInSnapshot(g *Guest, volid string) bool {
 	for _, snap := range g.Snapshots {
-		for _, v := range snapshotVolumes(g.Type, snap) {
+		for _, v := range cs.snapshotVolumes(g.Type, snap) {
 			if v.volid == volid {
 				return true
 			}
@@ -208,14 +208,14 @@ func volumeInSnapshot(g *Guest, volid string) bool {
 // volumeUsedElsewhere is is_volume_in_use (qemu-server
 // src/PVE/QemuServer/Drive.pm) with skip: another drive of the config (not
 // a CD-ROM) or any snapshot's drive names the volume.
-func volumeUsedElsewhere(g *Guest, skip, volid string) bool {
+func (cs *guestSchema) volumeUsedElsewhere(g *Guest, skip, volid string) bool {
 	for _, key := range guestDrives(g.Config) {
 		if key == skip {
 			continue
 		}
-		if d, ok := parseDrive(key, g.Config[key]); ok && !d.isCDROM() && d.file() == volid {
+		if d, ok := cs.parseDrive(key, g.Config[key]); ok && !d.isCDROM() && d.file() == volid {
 			return true
 		}
 	}
-	return volumeInSnapshot(g, volid)
+	return cs.volumeInSnapshot(g, volid)
 }

@@ -164,7 +164,7 @@ func (s *Sim) guestStats(cl *Cluster, g *Guest, at time.Time) map[string]any {
 	var uptime, mem int64
 	cpu := 0.0
 	if g.Type == QEMU {
-		maxMem = memoryMiB(g.Config) * mib
+		maxMem = cl.conf.memoryMiB(g.Config) * mib
 	}
 	if g.Status == "running" {
 		uptime, mem, cpu = guestUptimeAt(g, at), maxMem/4, 0.02
@@ -221,7 +221,7 @@ func configInt(cfg map[string]string, key string, def int64) int64 {
 // containers, the first disk of the boot order for VMs (bootdisk_size).
 func rootDiskSize(cl *Cluster, g *Guest) int64 {
 	if g.Type == QEMU {
-		return bootDiskSize(g.Config)
+		return cl.conf.bootDiskSize(g.Config)
 	}
 	keys := []string{"rootfs"}
 	for _, k := range keys {

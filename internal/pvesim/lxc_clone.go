@@ -150,7 +150,7 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 		case pvegrammar.IsLXCUnusedKey(opt) || opt == "lock" || opt == "template":
 		case opt == snapParent || opt == snapTime || opt == snapState:
 		case isMountKey(opt):
-			mp, err := parseMountPoint(opt, value)
+			mp, err := c.cluster.conf.parseMountPoint(opt, value)
 			if err != nil {
 				return nil, err
 			}
@@ -182,7 +182,7 @@ func (s *Sim) planCTClone(c *call, src *Guest, plan *ctClonePlan) (map[string]st
 			}
 			plan.mounts[opt] = mp
 		case isCTNetKey(opt):
-			n, msg := lxcConfigMethod().PropertyString(opt, value)
+			n, msg := c.cluster.conf.lxc.PropertyString(opt, value)
 			if msg != "" {
 				return nil, errorf("%s", strings.TrimSuffix(msg, "\n"))
 			}
@@ -276,7 +276,7 @@ func (s *Sim) runCTClone(cl *Cluster, t *Task, plan *ctClonePlan) error {
 	if plan.target != "" {
 		g.Node = plan.target
 	}
-	writeCTConfig(g)
+	cl.conf.writeCTConfig(g)
 	return nil
 }
 

@@ -23,12 +23,12 @@ func getLXCConfig(c *call) (any, error) {
 	}
 	if snap := c.str("snapshot"); snap != "" {
 		// load_snapshot_config (pve-guest-common AbstractConfig.pm).
-		return snapshotConfigAnswer(g, snap)
+		return c.cluster.conf.snapshotConfigAnswer(g, snap)
 	}
 	cfg := currentConfig(g, c.boolParam("current"))
 	out := make(map[string]any, len(cfg)+1)
 	for k, v := range cfg {
-		out[k] = lxcTypedValue(k, v)
+		out[k] = c.cluster.conf.lxcTypedValue(k, v)
 	}
 	out["digest"] = guestDigest(g)
 	return out, nil
@@ -40,7 +40,7 @@ func getLXCPending(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return pendingArray(g, g.Config, g.Pending, lxcTypedValue), nil
+	return pendingArray(g, g.Config, g.Pending, c.cluster.conf.lxcTypedValue), nil
 }
 
 // ctUpdate is one config update after its parameter checks.
@@ -91,7 +91,7 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 			return nil, err
 		}
 	}
-	if err := req.checkLists(); err != nil {
+	if err := req.checkLists(c.cluster.conf); err != nil {
 		return nil, err
 	}
 	perm.newConf, perm.deletes = req.set, nil
@@ -103,9 +103,9 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 
 // checkLists is update_vm's checks of the revert and delete lists (W16).
 // pve-container src/PVE/API2/LXC/Config.pm update_vm
-func (req *ctUpdate) checkLists() error {
+func (req *ctUpdate) checkLists(conf *guestSchema) error {
 	for _, opt := range req.reverts {
-		if !lxcOptionExists(opt) {
+		if !conf.lxcOptionExists(opt) {
 			return paramError(map[string]string{"revert": "unknown option '" + opt + "'"})
 		}
 		if _, ok := req.set[opt]; ok {
@@ -113,7 +113,7 @@ func (req *ctUpdate) checkLists() error {
 		}
 	}
 	for _, opt := range req.deletes {
-		if !lxcOptionExists(opt) {
+		if !conf.lxcOptionExists(opt) {
 			return paramError(map[string]string{"delete": "unknown option '" + opt + "'"})
 		}
 		if _, ok := req.set[opt]; ok {
@@ -149,7 +149,7 @@ func (s *Sim) applyCTUpdate(cl *Cluster, g *Guest, req *ctUpdate) error {
 	}
 	job.commit()
 	g.Config, g.Pending = work.Config, work.Pending
-	writeCTConfig(g)
+	cl.conf.writeCTConfig(g)
 	return nil
 }
 
@@ -242,7 +242,7 @@ func (j *ctJob) checkMountValue(opt, value string) error {
 	if j.g.Config["protection"] == "1" {
 		return errorf("can't update CT %d drive '%s' - protection mode enabled", j.g.VMID, opt)
 	}
-	mp, err := parseMountPoint(opt, value)
+	mp, err := j.cl.conf.parseMountPoint(opt, value)
 	if err != nil {
 		return err
 	}

@@ -155,7 +155,7 @@ func (s *Sim) checkCTCreate(c *call) (*ctCreate, error) {
 		return nil, errorf("mount points configured, but 'rootfs' not set - aborting")
 	}
 	for _, k := range mountKeys(req.mounts) {
-		mp, err := parseMountPoint(k, req.mounts[k])
+		mp, err := c.cluster.conf.parseMountPoint(k, req.mounts[k])
 		if err != nil {
 			return nil, err
 		}
@@ -236,7 +236,7 @@ func (s *Sim) normalizeCTParams(set, old map[string]string) error {
 				set[k] = "10000"
 			}
 		case isCTNetKey(k):
-			n, msg := lxcConfigMethod().PropertyString(k, v)
+			n, msg := s.cluster.conf.lxc.PropertyString(k, v)
 			if msg != "" {
 				return paramError(map[string]string{k: "invalid format - " + msg})
 			}
@@ -334,7 +334,7 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 		conf["unprivileged"] = "1"
 	}
 	g.Config = conf
-	writeCTConfig(g)
+	cl.conf.writeCTConfig(g)
 	if req.password != "" {
 		g.PasswordHash = s.cryptPassword(req.password)
 	}
@@ -360,7 +360,7 @@ func (s *Sim) finishCTCreate(cl *Cluster, t *Task, req *ctCreate) error {
 // the value to store and the volume it made, if any.
 // pve-container src/PVE/LXC.pm create_disks (one mount point)
 func (s *Sim) createMountPoint(cl *Cluster, node string, vmid int, key, value string) (string, *Volume, error) {
-	mp, err := parseMountPoint(key, value)
+	mp, err := cl.conf.parseMountPoint(key, value)
 	if err != nil {
 		return "", nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // config does not hold fails like parsing an empty string does
 // (pve-container src/PVE/LXC/Config.pm parse_volume through pve-common
 // src/PVE/JSONSchema.pm parse_property_string).
-func mountPointOf(g *Guest, key string) (mountPoint, error) {
+func (cs *guestSchema) mountPointOf(g *Guest, key string) (mountPoint, error) {
 	value, ok := g.Config[key]
 	if !ok {
 		params := map[string]string{"volume": "property is missing and it is not optional"}
@@ -21,7 +21,7 @@ func mountPointOf(g *Guest, key string) (mountPoint, error) {
 		}
 		return nil, &apiError{status: http.StatusInternalServerError, message: "format error\n", params: params}
 	}
-	return parseMountPoint(key, value)
+	return cs.parseMountPoint(key, value)
 }
 
 // resizeLXC is resize_vm. Unlike qemu-server, pve-container checks before
@@ -45,7 +45,7 @@ func (s *Sim) resizeLXC(c *call) (any, error) {
 		if d := c.str("digest"); d != "" && d != guestDigest(g) {
 			return nil, nil, 0, errorf("detected modified configuration - file changed by other user? Try again.")
 		}
-		mp, err := mountPointOf(g, disk)
+		mp, err := c.cluster.conf.mountPointOf(g, disk)
 		if err != nil {
 			return nil, nil, 0, err
 		}
@@ -114,7 +114,7 @@ func (s *Sim) resizeLXC(c *call) (any, error) {
 			v.Size = allocated
 			mp["size"] = strconv.FormatInt(newSize, 10)
 			g.Config[disk] = mp.print(disk)
-			writeCTConfig(g)
+			cl.conf.writeCTConfig(g)
 			return nil
 		},
 	})
@@ -163,13 +163,13 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	if strings.HasPrefix(key, "unused") {
 		return nil, errorf("cannot move volume '%s', only configured volumes can be moved to another storage", key)
 	}
-	mp, err := mountPointOf(g, key)
+	mp, err := c.cluster.conf.mountPointOf(g, key)
 	if err != nil {
 		return nil, err
 	}
 	// pve-container src/PVE/API2/LXC.pm move_volume,
 	// is_volume_in_use_by_snapshots.
-	if remove && volumeInSnapshot(g, mp.volume()) {
+	if remove && c.cluster.conf.volumeInSnapshot(g, mp.volume()) {
 		return nil, errorf("you can't move a volume with snapshots and delete the source")
 	}
 	if d := c.str("digest"); d != "" && d != guestDigest(g) {
@@ -216,7 +216,7 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 		} else if _, err := addCTUnused(g.Config, old); err != nil {
 			return err
 		}
-		writeCTConfig(g)
+		c.cluster.conf.writeCTConfig(g)
 		return nil
 	})
 	return t.UPID, nil

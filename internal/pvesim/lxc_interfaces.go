@@ -52,7 +52,7 @@ func lxcInterfaces(c *call) (any, error) {
 		if !ok {
 			continue
 		}
-		n, msg := lxcConfigMethod().PropertyString(key, raw)
+		n, msg := c.cluster.conf.lxc.PropertyString(key, raw)
 		if msg != "" {
 			continue
 		}

@@ -92,7 +92,7 @@ func destroyCT(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
 		if !pvegrammar.IsLXCUnusedKey(key) {
-			mp, err := parseMountPoint(key, volid)
+			mp, err := cl.conf.parseMountPoint(key, volid)
 			if err != nil || !mp.isVolume() {
 				continue
 			}
@@ -141,7 +141,7 @@ func (s *Sim) templateLXC(c *call) (any, error) {
 			return err
 		}
 		g.Config["template"] = "1"
-		writeCTConfig(g)
+		c.cluster.conf.writeCTConfig(g)
 		return nil
 	})
 	return nil, nil
@@ -155,7 +155,7 @@ func ctTemplateCreate(cl *Cluster, g *Guest) error {
 	keys := mountKeys(g.Config)
 	mps := map[string]mountPoint{}
 	for _, key := range keys {
-		mp, err := parseMountPoint(key, g.Config[key])
+		mp, err := cl.conf.parseMountPoint(key, g.Config[key])
 		if err != nil {
 			return err
 		}
@@ -300,7 +300,7 @@ func ctLocalVolumes(cl *Cluster, g *Guest, target string, smap *storageMap) ([]s
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
 		if !pvegrammar.IsLXCUnusedKey(key) {
-			mp, err := parseMountPoint(key, volid)
+			mp, err := cl.conf.parseMountPoint(key, volid)
 			if err != nil {
 				return nil, err
 			}

@@ -5,10 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 )
 
 // The container's config file as pve-container keeps it (PVE::LXC::Config):
@@ -27,16 +25,6 @@ const (
 	bridgeMTU = 1500
 )
 
-// lxcConfigMethod is the schema of PUT .../lxc/{vmid}/config: it knows every
-// container config key and the property-string format of each.
-var lxcConfigMethod = sync.OnceValue(func() *schema.Method {
-	m, _, _ := schema.Lookup("PUT", "/nodes/node/lxc/100/config")
-	if m == nil {
-		panic("pvesim: schema lacks PUT /nodes/{node}/lxc/{vmid}/config")
-	}
-	return m
-})
-
 // lxcControlParams are parameters of the config update that are not config
 // keys.
 var lxcControlParams = map[string]bool{
@@ -44,19 +32,19 @@ var lxcControlParams = map[string]bool{
 }
 
 // lxcOptionExists is PVE::LXC::Config->option_exists: a key of $confdesc.
-func lxcOptionExists(key string) bool {
+func (cs *guestSchema) lxcOptionExists(key string) bool {
 	if lxcControlParams[key] {
 		return false
 	}
-	_, ok := lxcConfigMethod().Param(key)
+	_, ok := cs.lxc.Param(key)
 	return ok
 }
 
 // lxcTypedValue is how a container config value reaches the JSON answer:
 // parse_pct_config's check_type makes booleans and integers Perl numbers;
 // a "number" (cpulimit) passes its regex unchanged and stays a string (W5).
-func lxcTypedValue(key, v string) any {
-	info, ok := lxcConfigMethod().Param(key)
+func (cs *guestSchema) lxcTypedValue(key, v string) any {
+	info, ok := cs.lxc.Param(key)
 	if !ok {
 		return v
 	}
@@ -88,8 +76,8 @@ type mountPoint map[string]string
 // rootfs is mounted at "/".
 // pve-container src/PVE/LXC/Config.pm parse_volume (pve-common
 // src/PVE/JSONSchema.pm parse_property_string words the errors).
-func parseMountPoint(key, value string) (mountPoint, error) {
-	props, msg := lxcConfigMethod().PropertyString(key, value)
+func (cs *guestSchema) parseMountPoint(key, value string) (mountPoint, error) {
+	props, msg := cs.lxc.PropertyString(key, value)
 	if msg != "" {
 		return nil, errorf("%s", strings.TrimSuffix(msg, "\n"))
 	}
@@ -183,10 +171,10 @@ func ctVolumeKeys(cfg map[string]string) []string {
 
 // ctVolumes is get_vm_volumes: the storage volumes the current mount
 // points use.
-func ctVolumes(cfg map[string]string) map[string]bool {
+func (cs *guestSchema) ctVolumes(cfg map[string]string) map[string]bool {
 	out := map[string]bool{}
 	for _, k := range mountKeys(cfg) {
-		if m, err := parseMountPoint(k, cfg[k]); err == nil && m.isVolume() && strings.Contains(m.volume(), ":") {
+		if m, err := cs.parseMountPoint(k, cfg[k]); err == nil && m.isVolume() && strings.Contains(m.volume(), ":") {
 			out[m.volume()] = true
 		}
 	}
@@ -198,10 +186,10 @@ func ctVolumes(cfg map[string]string) map[string]bool {
 // description is what reading the file back gives (W20).
 // that names a volume a mount point uses again is dropped.
 // pve-container src/PVE/LXC/Config.pm write_pct_config
-func writeCTConfig(g *Guest) {
+func (cs *guestSchema) writeCTConfig(g *Guest) {
 	storeDescription(g.Config, ctDescriptionReadBack)
 	storeDescription(g.Pending, ctDescriptionReadBack)
-	used := ctVolumes(g.Config)
+	used := cs.ctVolumes(g.Config)
 	for k, v := range g.Config {
 		if pvegrammar.IsLXCUnusedKey(k) && used[v] {
 			delete(g.Config, k)
@@ -223,7 +211,7 @@ func addCTUnused(cfg map[string]string, volid string) (string, error) {
 }
 
 // rewriteMountPoints points mount points and unusedN at renamed volumes.
-func rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
+func (cs *guestSchema) rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
 	for _, key := range ctVolumeKeys(cfg) {
 		if pvegrammar.IsLXCUnusedKey(key) {
 			if nv, ok := renamed[cfg[key]]; ok {
@@ -231,7 +219,7 @@ func rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
 			}
 			continue
 		}
-		m, err := parseMountPoint(key, cfg[key])
+		m, err := cs.parseMountPoint(key, cfg[key])
 		if err != nil {
 			continue
 		}
@@ -246,7 +234,7 @@ func rewriteMountPoints(cfg map[string]string, renamed map[string]string) {
 // NIC is a veth, and one without a MAC gets a generated one (W38).
 // pve-container src/PVE/LXC/Config.pm parse_lxc_network, print_lxc_network
 func (s *Sim) normalizeCTNet(key, value string) (string, error) {
-	n, msg := lxcConfigMethod().PropertyString(key, value)
+	n, msg := s.cluster.conf.lxc.PropertyString(key, value)
 	if msg != "" {
 		return "", errorf("%s", strings.TrimSuffix(msg, "\n"))
 	}
@@ -272,11 +260,11 @@ func printCTNet(n map[string]string) string {
 // parseFeatures is parse_features: the keys the features string sets,
 // booleans as 1/0; an empty string sets none.
 // pve-container src/PVE/LXC/Config.pm parse_features
-func parseFeatures(value string) (map[string]string, error) {
+func (cs *guestSchema) parseFeatures(value string) (map[string]string, error) {
 	if value == "" {
 		return map[string]string{}, nil
 	}
-	props, msg := lxcConfigMethod().PropertyString("features", value)
+	props, msg := cs.lxc.PropertyString("features", value)
 	if msg != "" {
 		return nil, errorf("%s", strings.TrimSuffix(msg, "\n"))
 	}

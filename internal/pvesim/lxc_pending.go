@@ -74,7 +74,7 @@ func (j *ctJob) deletePendingValue(opt string) error {
 	}
 	switch {
 	case isMountKey(opt) && opt != "rootfs":
-		mp, err := parseMountPoint(opt, value)
+		mp, err := j.cl.conf.parseMountPoint(opt, value)
 		if err != nil {
 			return err
 		}
@@ -94,7 +94,7 @@ func (j *ctJob) deletePendingValue(opt string) error {
 // point, current, pending or of a snapshot, uses (is_volume_in_use with
 // snapshots and pending); a used volume only leaves the config, silently.
 func (j *ctJob) freeUnlessUsed(volid string) {
-	if ctVolumes(j.g.Config)[volid] || ctVolumes(j.g.Pending)[volid] || volumeInSnapshot(j.g, volid) {
+	if j.cl.conf.ctVolumes(j.g.Config)[volid] || j.cl.conf.ctVolumes(j.g.Pending)[volid] || j.cl.conf.volumeInSnapshot(j.g, volid) {
 		return
 	}
 	j.toFree = append(j.toFree, volid)
@@ -109,7 +109,7 @@ func (j *ctJob) freeUnlessUsed(volid string) {
 // pve-container src/PVE/LXC/Config.pm apply_pending_mountpoint
 func (j *ctJob) applyPendingMountPoint(opt string, running bool) error {
 	g := j.g
-	mp, err := parseMountPoint(opt, g.Pending[opt])
+	mp, err := j.cl.conf.parseMountPoint(opt, g.Pending[opt])
 	if err != nil {
 		return err
 	}
@@ -133,7 +133,7 @@ func (j *ctJob) applyPendingMountPoint(opt string, running bool) error {
 		g.Pending[opt] = mp.print(opt)
 	}
 	if hasOld {
-		if om, err := parseMountPoint(opt, old); err == nil && om.isVolume() {
+		if om, err := j.cl.conf.parseMountPoint(opt, old); err == nil && om.isVolume() {
 			if _, err := addCTUnused(g.Config, om.volume()); err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func (m ctModifyCheck) check(c *call, opt string, isDelete bool) error {
 		if err := c.checkVMPerm(m.vmid, m.pool, "VM.Config.Disk"); err != nil || isDelete {
 			return err
 		}
-		mp, err := parseMountPoint(opt, m.newConf[opt])
+		mp, err := c.cluster.conf.parseMountPoint(opt, m.newConf[opt])
 		if err != nil {
 			return err
 		}
@@ -112,20 +112,20 @@ func (m ctModifyCheck) checkFeatures(c *call, isDelete bool) error {
 		}
 	}
 	if isDelete {
-		old, err := parseFeatures(m.oldConf["features"])
+		old, err := c.cluster.conf.parseFeatures(m.oldConf["features"])
 		if err != nil {
 			return err
 		}
 		classify(old)
 	} else {
-		features, err := parseFeatures(m.newConf["features"])
+		features, err := c.cluster.conf.parseFeatures(m.newConf["features"])
 		if err != nil {
 			return err
 		}
 		if m.oldConf["features"] == "" {
 			classify(features)
 		} else {
-			old, err := parseFeatures(m.oldConf["features"])
+			old, err := c.cluster.conf.parseFeatures(m.oldConf["features"])
 			if err != nil {
 				return err
 			}
@@ -171,7 +171,7 @@ func checkBridgeAccess(c *call, key, raw string) error {
 	if raw == "" || isRootPam(c) {
 		return nil
 	}
-	n, msg := lxcConfigMethod().PropertyString(key, raw)
+	n, msg := c.cluster.conf.lxc.PropertyString(key, raw)
 	if msg != "" || n["bridge"] == "" {
 		return nil
 	}

@@ -174,7 +174,7 @@ func (s *Sim) beginCTRestore(cl *Cluster, t *Task, req *ctRestore) (*ctRestoreRu
 	}
 	run.delayed = map[string]string{}
 	if len(run.mounts) == 0 {
-		if run.mounts, run.delayed, err = archiveMounts(orig, req.storage, req.root); err != nil {
+		if run.mounts, run.delayed, err = cl.conf.archiveMounts(orig, req.storage, req.root); err != nil {
 			return fail(err)
 		}
 	}
@@ -215,7 +215,7 @@ func (s *Sim) finishCTRestore(cl *Cluster, t *Task, req *ctRestore, run *ctResto
 		old := &Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: g.Config}
 		for _, key := range ctVolumeKeys(old.Config) {
 			volid := old.Config[key]
-			if mp, err := parseMountPoint(key, volid); err == nil && !pvegrammar.IsLXCUnusedKey(key) {
+			if mp, err := cl.conf.parseMountPoint(key, volid); err == nil && !pvegrammar.IsLXCUnusedKey(key) {
 				volid = mp.volume()
 			}
 			if ctOwnsVolume(cl, req.vmid, volid) && cl.Volume(req.node, volid) != nil {
@@ -241,7 +241,7 @@ func (s *Sim) finishCTRestore(cl *Cluster, t *Task, req *ctRestore, run *ctResto
 			t.Warn("skipping custom lxc options, restore manually as root:")
 		// pve-container src/PVE/LXC/Create.pm restore_configuration
 		case req.unique && isCTNetKey(k):
-			n, msg := lxcConfigMethod().PropertyString(k, orig[k])
+			n, msg := cl.conf.lxc.PropertyString(k, orig[k])
 			if msg != "" {
 				return fail(errorf("%s", strings.TrimSuffix(msg, "\n")))
 			}
@@ -277,7 +277,7 @@ func (s *Sim) finishCTRestore(cl *Cluster, t *Task, req *ctRestore, run *ctResto
 	// The restored config is written new: no snapshot sections
 	// (pve-container API2/LXC.pm create_vm with restore).
 	g.Snapshots = nil
-	writeCTConfig(g)
+	cl.conf.writeCTConfig(g)
 	// The restored root file system keeps its own root password and
 	// authorized_keys: a restore runs no post-create hook, so password and
 	// ssh-public-keys have no effect.
@@ -300,13 +300,13 @@ func (s *Sim) finishCTRestore(cl *Cluster, t *Task, req *ctRestore, run *ctResto
 // storage; bind and device mount points are root@pam's and restored as
 // they were, after the data (delayed).
 // pve-container src/PVE/API2/LXC.pm create_vm ($storage_only_mode with restore).
-func archiveMounts(orig map[string]string, storage string, root bool) (mounts, delayed map[string]string, err error) {
+func (cs *guestSchema) archiveMounts(orig map[string]string, storage string, root bool) (mounts, delayed map[string]string, err error) {
 	mounts, delayed = map[string]string{}, map[string]string{}
 	if orig["rootfs"] == "" {
 		return nil, nil, errorf("rootfs configuration could not be recovered, please check and specify manually!")
 	}
 	for _, k := range mountKeys(orig) {
-		mp, err := parseMountPoint(k, orig[k])
+		mp, err := cs.parseMountPoint(k, orig[k])
 		if err != nil {
 			return nil, nil, err
 		}

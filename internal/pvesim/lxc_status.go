@@ -18,7 +18,7 @@ func (s *Sim) ctStatus(cl *Cluster, g *Guest) map[string]any {
 	maxMem := ctMemoryMiB(cfg) * mib
 	d := map[string]any{
 		"vmid": g.VMID, "type": "lxc", "status": g.Status, "name": ctName(g),
-		"cpus": guestCPUs(cl, g), "disk": 0, "maxdisk": ctRootSize(cfg),
+		"cpus": guestCPUs(cl, g), "disk": 0, "maxdisk": cl.conf.ctRootSize(cfg),
 		"mem": 0, "swap": 0, "maxmem": maxMem, "maxswap": configInt(cfg, "swap", 0) * mib,
 		"uptime": s.guestUptime(g), "cpu": 0, "netin": 0, "netout": 0, "diskread": 0, "diskwrite": 0,
 	}
@@ -35,7 +35,7 @@ func (s *Sim) ctStatus(cl *Cluster, g *Guest) map[string]any {
 		d["pid"] = guestPID(g)
 		d["mem"] = maxMem / 4
 		d["cpu"] = 0.01
-		d["disk"] = ctRootSize(cfg) / 8
+		d["disk"] = cl.conf.ctRootSize(cfg) / 8
 	}
 	return d
 }
@@ -54,9 +54,9 @@ func ctName(g *Guest) string {
 // ctRootSize is the rootfs size= in bytes; 4 GiB without one, as vmstatus
 // assumes.
 // pve-container src/PVE/LXC.pm vmstatus
-func ctRootSize(cfg map[string]string) int64 {
+func (cs *guestSchema) ctRootSize(cfg map[string]string) int64 {
 	if v, ok := cfg["rootfs"]; ok {
-		if mp, err := parseMountPoint("rootfs", v); err == nil && mp.sizeBytes() > 0 {
+		if mp, err := cs.parseMountPoint("rootfs", v); err == nil && mp.sizeBytes() > 0 {
 			return mp.sizeBytes()
 		}
 	}
@@ -156,7 +156,7 @@ func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
 	}
 	if g.Config["unprivileged"] == "1" {
 		for _, k := range mountKeys(g.Config) {
-			if mp, err := parseMountPoint(k, g.Config[k]); err == nil && mp["quota"] == "1" {
+			if mp, err := cl.conf.parseMountPoint(k, g.Config[k]); err == nil && mp["quota"] == "1" {
 				return errorf("Quotas are not supported by unprivileged containers.")
 			}
 		}
@@ -165,10 +165,10 @@ func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
 		job := &ctJob{s: s, cl: cl, g: g}
 		job.applyPending(nil, map[string]string{})
 		job.commit()
-		writeCTConfig(g)
+		cl.conf.writeCTConfig(g)
 	}
 	for _, k := range mountKeys(g.Config) {
-		mp, err := parseMountPoint(k, g.Config[k])
+		mp, err := cl.conf.parseMountPoint(k, g.Config[k])
 		if err != nil || !mp.isVolume() {
 			continue
 		}

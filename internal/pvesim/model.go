@@ -29,6 +29,10 @@ type Cluster struct {
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task
+
+	// conf is the served release's guest config schema, which parses and
+	// checks every config the cluster stores.
+	conf *guestSchema
 }
 
 // Node is one cluster member.

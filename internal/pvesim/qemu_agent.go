@@ -37,7 +37,7 @@ func (s *Sim) assertAgentAvailable(c *call) (*Guest, error) {
 	if g.Status != "running" {
 		return nil, errorf("VM %d is not running", g.VMID)
 	}
-	props, msg := qemuConfigMethod().PropertyString("agent", raw)
+	props, msg := c.cluster.conf.qemu.PropertyString("agent", raw)
 	enabled := msg == "" && (props["enabled"] == "1" || props["enabled"] == "on" || props["enabled"] == "yes" || props["enabled"] == "true")
 	booted := g.Started.IsZero() || !s.now().Before(g.Started.Add(s.opts.AgentBootDelay))
 	if !enabled || g.Paused || !booted {
@@ -76,10 +76,10 @@ func (s *Sim) agentNetworkInterfaces(c *call) (any, error) {
 		if !ok {
 			continue
 		}
-		nic, _ := qemuConfigMethod().PropertyString(key, raw)
+		nic, _ := c.cluster.conf.qemu.PropertyString(key, raw)
 		mac := strings.ToLower(nic["macaddr"])
 		iface := agentInterface{Name: fmt.Sprintf("eth%d", i), HardwareAddress: mac}
-		ipconfig, _ := qemuConfigMethod().PropertyString(fmt.Sprintf("ipconfig%d", i), g.Config[fmt.Sprintf("ipconfig%d", i)])
+		ipconfig, _ := c.cluster.conf.qemu.PropertyString(fmt.Sprintf("ipconfig%d", i), g.Config[fmt.Sprintf("ipconfig%d", i)])
 		iface.IPAddresses = append(iface.IPAddresses, guestIPv4(ipconfig["ip"], g.VMID, i)...)
 		iface.IPAddresses = append(iface.IPAddresses, guestIPv6(ipconfig["ip6"], g.VMID, i)...)
 		iface.IPAddresses = append(iface.IPAddresses, agentIP{fmt.Sprintf("fe80::%x:%x", g.VMID, i), "ipv6", 64})

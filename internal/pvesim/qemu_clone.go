@@ -192,14 +192,14 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 		// the clone or copy feature.
 		switch {
 		case strings.HasPrefix(opt, "net") && !isDriveKey(opt):
-			n, msg := qemuConfigMethod().PropertyString(opt, value)
+			n, msg := c.cluster.conf.qemu.PropertyString(opt, value)
 			if msg != "" || n == nil {
 				n = map[string]string{}
 			}
 			n["macaddr"] = s.randomMAC()
 			plan.newConf[opt] = printNet(n)
 		case isDriveKey(opt):
-			d, ok := parseDrive(opt, value)
+			d, ok := c.cluster.conf.parseDrive(opt, value)
 			if !ok {
 				return nil, errorf("unable to parse drive options for '%s'", opt)
 			}
@@ -232,7 +232,7 @@ func (s *Sim) planClone(c *call, src *Guest, newid int, target string) (*clonePl
 func checkCloneStorageAccess(c *call, srcCfg map[string]string, storage string) (bool, error) {
 	shared := true
 	for _, key := range guestDrives(srcCfg) {
-		d, ok := parseDrive(key, srcCfg[key])
+		d, ok := c.cluster.conf.parseDrive(key, srcCfg[key])
 		if !ok || d.file() == "none" {
 			continue
 		}
@@ -293,7 +293,7 @@ func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *cloneP
 		return errorf("Configuration file '%s' does not exist", configPath(src.Node, QEMU, src.VMID))
 	}
 	conf := copyMap(plan.newConf)
-	smbios, _ := qemuConfigMethod().PropertyString("smbios1", conf["smbios1"])
+	smbios, _ := cl.conf.qemu.PropertyString("smbios1", conf["smbios1"])
 	if smbios == nil {
 		smbios = map[string]string{}
 	}
@@ -313,7 +313,7 @@ func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *cloneP
 	}
 	var made []*Volume
 	for _, opt := range plan.drives {
-		d, _ := parseDrive(opt, plan.srcConf[opt])
+		d, _ := cl.conf.parseDrive(opt, plan.srcConf[opt])
 		nd, v, err := s.cloneDisk(cl, src, newid, opt, d, plan.full[opt], storage, format)
 		if err != nil {
 			for _, m := range made {
@@ -334,7 +334,7 @@ func (s *Sim) runClone(cl *Cluster, t *Task, src *Guest, newid int, plan *cloneP
 		t.Note("found pending changes for '%s', discarding for clone", strings.Join(keys, ","))
 	}
 	g.Config = conf
-	writeConfig(g)
+	cl.conf.writeConfig(g)
 	return nil
 }
 

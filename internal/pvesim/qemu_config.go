@@ -25,7 +25,7 @@ func getQemuConfig(c *call) (any, error) {
 	}
 	if snap := c.str("snapshot"); snap != "" {
 		// load_snapshot_config (pve-guest-common AbstractConfig.pm).
-		return snapshotConfigAnswer(g, snap)
+		return c.cluster.conf.snapshotConfigAnswer(g, snap)
 	}
 	cfg := currentConfig(g, c.boolParam("current"))
 	if _, ok := cfg["cipassword"]; ok {
@@ -33,7 +33,7 @@ func getQemuConfig(c *call) (any, error) {
 	}
 	out := make(map[string]any, len(cfg)+1)
 	for k, v := range cfg {
-		out[k] = typedValue(k, v)
+		out[k] = c.cluster.conf.typedValue(k, v)
 	}
 	out["digest"] = guestDigest(g)
 	return out, nil
@@ -43,8 +43,8 @@ func getQemuConfig(c *call) (any, error) {
 // runs check_type, which makes integers, numbers and booleans Perl numbers,
 // The key types are PVE's API schema (the config method's properties).
 // so they are JSON numbers; everything else is a string (W5).
-func typedValue(key, v string) any {
-	info, ok := qemuConfigMethod().Param(key)
+func (cs *guestSchema) typedValue(key, v string) any {
+	info, ok := cs.qemu.Param(key)
 	if !ok {
 		return v
 	}
@@ -76,7 +76,7 @@ func getQemuPending(c *call) (any, error) {
 	if _, ok := pending["cipassword"]; ok {
 		pending["cipassword"] = cipasswordMask + " "
 	}
-	return pendingArray(g, cfg, pending, typedValue), nil
+	return pendingArray(g, cfg, pending, c.cluster.conf.typedValue), nil
 }
 
 func deleteFlag(force bool) int {
@@ -177,7 +177,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 		return nil, errorf("no options specified")
 	}
 	for _, opt := range splitList(revertStr) {
-		if !qemuOptionExists(opt) {
+		if !c.cluster.conf.qemuOptionExists(opt) {
 			return nil, paramError(map[string]string{"revert": "unknown option '" + opt + "'"})
 		}
 		if _, ok := req.set[opt]; ok {
@@ -197,7 +197,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 		if req.reverts[opt] {
 			return nil, paramError(map[string]string{"revert": "you can't use '-delete " + opt + "' and -revert " + opt + "' at the same time"})
 		}
-		if !qemuOptionExists(opt) {
+		if !c.cluster.conf.qemuOptionExists(opt) {
 			return nil, paramError(map[string]string{"delete": "unknown option '" + opt + "'"})
 		}
 		req.deletes = append(req.deletes, opt)
@@ -244,7 +244,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	if err := checkHostPCIPerms(c, req.vmid, "", req.set, req.deletes, g.Config); err != nil {
 		return nil, err
 	}
-	if err := req.checkConfig(g); err != nil {
+	if err := req.checkConfig(c.cluster.conf, g); err != nil {
 		return nil, err
 	}
 	return req, nil
@@ -254,7 +254,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 // "suspended" lock does not stop a vmstate removal) and balloon size.
 // qemu-server src/PVE/API2/Qemu.pm $load_and_check_config; the lock text is
 // pve-guest-common src/PVE/AbstractConfig.pm check_lock.
-func (req *updateRequest) checkConfig(g *Guest) error {
+func (req *updateRequest) checkConfig(conf *guestSchema, g *Guest) error {
 	if req.digest != "" && req.digest != guestDigest(g) {
 		return errorf("checksum mismatch (file change by other user?)")
 	}
@@ -280,7 +280,7 @@ func (req *updateRequest) checkConfig(g *Guest) error {
 				balloon = g.Config["balloon"]
 			}
 		}
-		if b := configInt(map[string]string{"b": balloon}, "b", 0); b > memoryMiB(memCfg) {
+		if b := configInt(map[string]string{"b": balloon}, "b", 0); b > conf.memoryMiB(memCfg) {
 			return errorf("balloon value too large (must be smaller than assigned memory)")
 		}
 	}
@@ -374,10 +374,10 @@ func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
 	if err != nil {
 		return err
 	}
-	if err := req.checkConfig(g); err != nil {
+	if err := req.checkConfig(cl.conf, g); err != nil {
 		return err
 	}
-	defer writeConfig(g)
+	defer cl.conf.writeConfig(g)
 	req.log("update VM %d: %s", req.vmid, req.describe())
 	for opt := range req.reverts {
 		if v, ok := g.Config[opt]; ok {
@@ -386,7 +386,7 @@ func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
 			req.deletes = append(req.deletes, opt)
 		}
 	}
-	order := bootOrder(g.Config)
+	order := cl.conf.bootOrder(g.Config)
 	modified := map[string]bool{}
 	for _, opt := range req.deletes {
 		if err := s.deleteOption(cl, g, req, opt, &order, modified); err != nil {
@@ -455,7 +455,7 @@ func (s *Sim) deleteOption(cl *Cluster, g *Guest, req *updateRequest, opt string
 	}
 	switch {
 	case pvegrammar.IsQemuUnusedKey(opt):
-		d, _ := parseDrive(opt, val)
+		d, _ := cl.conf.parseDrive(opt, val)
 		if g.Config["protection"] == "1" {
 			return errorf("can't remove unused disk '%s' - protection mode enabled", d.file())
 		}
@@ -484,7 +484,7 @@ func (s *Sim) deleteOption(cl *Cluster, g *Guest, req *updateRequest, opt string
 			return errorf("can't remove drive '%s' - protection mode enabled", opt)
 		}
 		if isPending {
-			if d, ok := parseDrive(opt, pendingVal); ok {
+			if d, ok := cl.conf.parseDrive(opt, pendingVal); ok {
 				registerUnused(cl, g, d)
 			}
 		}
@@ -531,7 +531,7 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 		}
 		g.Config[opt] = value
 	case opt == "boot":
-		if err := setBoot(g, req, value); err != nil {
+		if err := cl.conf.setBoot(g, req, value); err != nil {
 			return err
 		}
 	default:
@@ -548,14 +548,14 @@ func (s *Sim) setOption(cl *Cluster, g *Guest, req *updateRequest, opt string, o
 // prohibit_tpm_version_change.
 func (s *Sim) setDrive(cl *Cluster, g *Guest, req *updateRequest, opt, value string, order *[]string, modified map[string]bool) error {
 	if old, ok := g.Config[opt]; ok && opt == "tpmstate0" {
-		od, _ := parseDrive(opt, old)
-		nd, _ := parseDrive(opt, value)
+		od, _ := cl.conf.parseDrive(opt, old)
+		nd, _ := cl.conf.parseDrive(opt, value)
 		if od.file() == nd.file() && valueOr(od["version"], "v1.2") != valueOr(nd["version"], "v1.2") {
 			return errorf("cannot change TPM state version after creation")
 		}
 	}
 	if p, ok := g.Pending[opt]; ok {
-		if d, ok := parseDrive(opt, p); ok {
+		if d, ok := cl.conf.parseDrive(opt, p); ok {
 			registerUnused(cl, g, d)
 		}
 	}
@@ -566,7 +566,7 @@ func (s *Sim) setDrive(cl *Cluster, g *Guest, req *updateRequest, opt, value str
 	}
 	g.ensurePending()[opt] = created[opt]
 	if len(*order) > 0 {
-		if d, ok := parseDrive(opt, value); ok && d.isCDROMNotCloudInit() && indexOf(*order, opt) < 0 {
+		if d, ok := cl.conf.parseDrive(opt, value); ok && d.isCDROMNotCloudInit() && indexOf(*order, opt) < 0 {
 			*order = append(*order, opt)
 			g.ensurePending()["boot"] = printBootOrder(*order)
 			modified["boot"] = true
@@ -585,10 +585,10 @@ func valueOr(v, def string) string {
 // setBoot checks that every device of a new boot order exists and drops
 // the legacy bootdisk.
 // qemu-server src/PVE/API2/Qemu.pm $updatefn (boot branch)
-func setBoot(g *Guest, req *updateRequest, value string) error {
+func (cs *guestSchema) setBoot(g *Guest, req *updateRequest, value string) error {
 	// qemu-server src/PVE/API2/Qemu.pm update_vm_api: parse_property_string
 	// of pve-qm-boot, whose die is the request's error.
-	props, msg := qemuConfigMethod().PropertyString("boot", value)
+	props, msg := cs.qemu.PropertyString("boot", value)
 	if msg != "" {
 		return errorf("%s", strings.TrimSuffix(msg, "\n"))
 	}

@@ -201,7 +201,7 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 		conf[k] = v
 	}
 	if _, ok := conf["boot"]; !ok {
-		conf["boot"] = printBootOrder(defaultBootDevices(conf))
+		conf["boot"] = printBootOrder(cl.conf.defaultBootDevices(conf))
 	}
 	if _, ok := conf["smbios1"]; !ok {
 		conf["smbios1"] = "uuid=" + s.newUUID()
@@ -216,7 +216,7 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	g.Config = conf
-	writeConfig(g)
+	cl.conf.writeConfig(g)
 	if pool != "" && cl.Pools[pool] != nil {
 		cl.addPoolMember(pool, vmid)
 	}

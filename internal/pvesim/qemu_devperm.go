@@ -104,7 +104,7 @@ func checkUSBPerm(c *call, vmid int, pool, opt, value string) error {
 	if err := c.checkVMPerm(vmid, pool, "VM.Config.HWType"); err != nil {
 		return err
 	}
-	dev, msg := qemuConfigMethod().PropertyString(opt, value)
+	dev, msg := c.cluster.conf.qemu.PropertyString(opt, value)
 	if msg != "" {
 		// Unreachable from the API: the API schema's pve-qm-usb format
 		// refuses a malformed value first, with this answer.

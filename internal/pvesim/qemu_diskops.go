@@ -41,7 +41,7 @@ func (s *Sim) resizeQemu(c *call) (any, error) {
 		if !ok {
 			return errorf("disk '%s' does not exist", disk)
 		}
-		d, _ := parseDrive(disk, value)
+		d, _ := c.cluster.conf.parseDrive(disk, value)
 		st, _, err := parseVolume(cl, d.file())
 		if err != nil {
 			return err
@@ -142,7 +142,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		if !ok {
 			return nil, errorf("disk '%s' does not exist", disk)
 		}
-		d, _ := parseDrive(disk, value)
+		d, _ := c.cluster.conf.parseDrive(disk, value)
 		if d.file() == "" {
 			return nil, errorf("disk '%s' has no associated volume", disk)
 		}
@@ -165,7 +165,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 			return nil, paramError(map[string]string{"storage": "storage '" + storage + "' does not support vm images"})
 		}
 		// Qemu.pm move_vm_disk: is_volume_in_use with the disk skipped.
-		if remove && volumeUsedElsewhere(g, disk, d.file()) {
+		if remove && c.cluster.conf.volumeUsedElsewhere(g, disk, d.file()) {
 			return nil, errorf("you can't move a disk with snapshots and delete the source")
 		}
 		return d, nil
@@ -189,7 +189,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 		old := d.file()
 		t.Log("copying volume '%s' from current storage '%s' to target storage '%s'",
 			old, strings.SplitN(old, ":", 2)[0], storage)
-		if volumeUsedElsewhere(g, disk, old) {
+		if c.cluster.conf.volumeUsedElsewhere(g, disk, old) {
 			// A plain warn of move_vm_disk: no log_warn, so not counted.
 			t.Log("moving disk with snapshots, snapshots will not be moved!")
 		}
@@ -217,7 +217,7 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 			}
 			t.Log("adding source volume '%s' as '%s' to config", old, key)
 		}
-		writeConfig(g)
+		c.cluster.conf.writeConfig(g)
 		return nil
 	})
 	return t.UPID, nil

@@ -26,7 +26,7 @@ func checkDriveParams(c *call, params map[string]string) error {
 		if !isDriveKey(key) {
 			continue
 		}
-		d, ok := parseDrive(key, params[key])
+		d, ok := c.cluster.conf.parseDrive(key, params[key])
 		if !ok {
 			return paramError(map[string]string{key: "unable to parse drive options"})
 		}
@@ -65,7 +65,7 @@ func checkStorageAccess(c *call, params map[string]string, defaultStorage string
 		if !isDriveKey(key) {
 			continue
 		}
-		d, ok := parseDrive(key, params[key])
+		d, ok := c.cluster.conf.parseDrive(key, params[key])
 		if !ok {
 			continue
 		}
@@ -167,12 +167,12 @@ type diskJob struct {
 
 // hasCloudInit is has_cloudinit: the slot, other than skip, that holds a
 // cloud-init drive.
-func hasCloudInit(cfg map[string]string, skip string) string {
+func (cs *guestSchema) hasCloudInit(cfg map[string]string, skip string) string {
 	for _, k := range sortedKeys(cfg) {
 		if k == skip || !isDriveKey(k) {
 			continue
 		}
-		if d, ok := parseDrive(k, cfg[k]); ok && d.isCloudInit() {
+		if d, ok := cs.parseDrive(k, cfg[k]); ok && d.isCloudInit() {
 			return k
 		}
 	}
@@ -189,7 +189,7 @@ func (j *diskJob) createDisks(settings map[string]string) (map[string]string, er
 		if !isDriveKey(key) {
 			continue
 		}
-		d, ok := parseDrive(key, settings[key])
+		d, ok := j.cl.conf.parseDrive(key, settings[key])
 		if !ok {
 			j.freeMade()
 			return nil, errorf("unable to parse drive options for '%s'", key)
@@ -263,7 +263,7 @@ const gib2kib = gib / kib
 
 func (j *diskJob) cloudInitSlot(key string, res map[string]string) string {
 	for _, cfg := range []map[string]string{j.g.Config, j.g.Pending, res} {
-		if other := hasCloudInit(cfg, key); other != "" {
+		if other := j.cl.conf.hasCloudInit(cfg, key); other != "" {
 			return other
 		}
 	}
@@ -460,13 +460,13 @@ func deallocate(cl *Cluster, g *Guest, key string, d drive, force bool) error {
 		if k == key || !isDriveKey(k) {
 			continue
 		}
-		if other, ok := parseDrive(k, v); ok && other.file() == d.file() && !other.isCDROM() {
+		if other, ok := cl.conf.parseDrive(k, v); ok && other.file() == d.file() && !other.isCDROM() {
 			return errorf("unable to delete '%s' - volume is still in use (snapshot?)", d.file())
 		}
 	}
 	// is_volume_in_use (qemu-server src/PVE/QemuServer/Drive.pm) looks at
 	// the snapshots too.
-	if volumeInSnapshot(g, d.file()) {
+	if cl.conf.volumeInSnapshot(g, d.file()) {
 		return errorf("unable to delete '%s' - volume is still in use (snapshot?)", d.file())
 	}
 	if cl.Volume(g.Node, d.file()) == nil {

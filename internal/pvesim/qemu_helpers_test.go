@@ -110,19 +110,20 @@ func (a *answer) wantParamError(t *testing.T, param, text string) {
 // parse_memory: memory is a property string with the default key
 // "current"; without the option the schema default, 512, applies.
 func TestMemoryMiB(t *testing.T) {
+	conf := defaultGuestSchema(t)
 	for value, want := range map[string]int64{"4096": 4096, "current=2048": 2048, "": 512, "current=1024,foo=1": 512} {
 		cfg := map[string]string{"memory": value}
 		if value == "" {
 			cfg = map[string]string{}
 		}
-		if got := memoryMiB(cfg); got != want {
+		if got := conf.memoryMiB(cfg); got != want {
 			t.Errorf("memoryMiB(%q) = %d, want %d", value, got, want)
 		}
 	}
-	if got := bootOrder(map[string]string{"boot": "order=scsi0;ide2;net0"}); len(got) != 3 || got[1] != "ide2" {
+	if got := conf.bootOrder(map[string]string{"boot": "order=scsi0;ide2;net0"}); len(got) != 3 || got[1] != "ide2" {
 		t.Errorf("bootOrder = %q", got)
 	}
-	if got := bootOrder(map[string]string{"boot": "cdn"}); len(got) != 0 {
+	if got := conf.bootOrder(map[string]string{"boot": "cdn"}); len(got) != 0 {
 		t.Errorf("legacy boot order = %q, want none", got)
 	}
 }

@@ -25,7 +25,7 @@ func checkHostPCIPerms(c *call, vmid int, pool string, set map[string]string, de
 		if !strings.HasPrefix(opt, "hostpci") {
 			continue
 		}
-		dev, msg := qemuConfigMethod().PropertyString(opt, values[opt])
+		dev, msg := c.cluster.conf.qemu.PropertyString(opt, values[opt])
 		if msg != "" {
 			return paramError(map[string]string{opt: "invalid format - " + msg})
 		}

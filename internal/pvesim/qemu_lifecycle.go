@@ -76,7 +76,7 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 	}
 	if g.IsTemplate() {
 		for _, key := range volumeKeys(g.Config) {
-			d, ok := parseDrive(key, g.Config[key])
+			d, ok := cl.conf.parseDrive(key, g.Config[key])
 			if !ok || d.isCDROM() {
 				continue
 			}
@@ -87,7 +87,7 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 	}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
 		for _, key := range volumeKeys(cfg) {
-			d, ok := parseDrive(key, cfg[key])
+			d, ok := cl.conf.parseDrive(key, cfg[key])
 			if key == "vmstate" {
 				d, ok = drive{"file": cfg[key]}, true
 			}
@@ -181,7 +181,7 @@ func templateCreate(cl *Cluster, g *Guest, only string) error {
 		if only != "" && key != only {
 			continue
 		}
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || d.isCDROM() || !strings.Contains(d.file(), ":") {
 			continue
 		}
@@ -257,8 +257,8 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			return errorf("migration aborted")
 		}
-		renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
-		attached, online := attachedVolumes(g), map[string]bool{}
+		renamed, snapRefs := map[string]string{}, c.cluster.conf.snapshotDriveVolumes(g)
+		attached, online := c.cluster.conf.attachedVolumes(g), map[string]bool{}
 		for _, volid := range local {
 			targetSID := targetStorageFor(cl, smap, volid)
 			var nv string
@@ -283,7 +283,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 				renamed[volid] = nv
 			}
 		}
-		rewriteVolumeRefs(g, renamed)
+		c.cluster.conf.rewriteVolumeRefs(g, renamed)
 		setMirroredDriveFormats(cl, g, online, target)
 		g.Node = target
 		cl.UnlockGuest(vmid, "migrate")
@@ -299,7 +299,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 // qemu-server src/PVE/QemuServer.pm check_storage_availability
 func checkStorageAvailability(cl *Cluster, g *Guest, target string) error {
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || !strings.Contains(d.file(), ":") {
 			continue
 		}
@@ -347,7 +347,7 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 				note(key, cfg[key], false)
 				continue
 			}
-			if d, ok := parseDrive(key, cfg[key]); ok {
+			if d, ok := cl.conf.parseDrive(key, cfg[key]); ok {
 				note(key, d.file(), d.isCDROM())
 			}
 		}
@@ -362,7 +362,7 @@ func scanLocalVolumes(cl *Cluster, g *Guest, running, withLocal bool, target str
 				vmstate[snap[key]] = true
 				continue
 			}
-			if d, ok := parseDrive(key, snap[key]); ok {
+			if d, ok := cl.conf.parseDrive(key, snap[key]); ok {
 				note("snapshot", d.file(), d.isCDROM())
 				if !d.isCDROM() {
 					snapRef[d.file()] = true
@@ -448,7 +448,7 @@ func migratePrecondition(c *call) (any, error) {
 		}
 		var missing []string
 		for _, key := range guestDrives(g.Config) {
-			d, ok := parseDrive(key, g.Config[key])
+			d, ok := c.cluster.conf.parseDrive(key, g.Config[key])
 			sid, _, found := strings.Cut(d.file(), ":")
 			if !ok || !found {
 				continue
@@ -471,7 +471,7 @@ func migratePrecondition(c *call) (any, error) {
 	for _, key := range volumeKeys(g.Config) {
 		file := g.Config[key]
 		isCDROM := false
-		if d, ok := parseDrive(key, file); ok {
+		if d, ok := c.cluster.conf.parseDrive(key, file); ok {
 			file, isCDROM = d.file(), d.isCDROM()
 		}
 		if file == "none" || file == "cdrom" && isCDROM {

@@ -337,7 +337,7 @@ func checkMappedTargetSpace(cl *Cluster, g *Guest, volids []string, m *storageMa
 
 // rewriteSnapshotVolumeRefs is the snapshot half of
 // AbstractConfig::update_volume_ids after a migration renamed volumes.
-func rewriteSnapshotVolumeRefs(g *Guest, renamed map[string]string) {
+func (cs *guestSchema) rewriteSnapshotVolumeRefs(g *Guest, renamed map[string]string) {
 	for _, snap := range g.Snapshots {
 		for _, key := range sortedKeys(snap) {
 			if key == snapVMState {
@@ -358,7 +358,7 @@ func rewriteSnapshotVolumeRefs(g *Guest, renamed map[string]string) {
 			if !isDriveKey(key) {
 				continue
 			}
-			if d, ok := parseDrive(key, snap[key]); ok {
+			if d, ok := cs.parseDrive(key, snap[key]); ok {
 				if nv, ok := renamed[d.file()]; ok {
 					d["file"] = nv
 					snap[key] = d.print()
@@ -366,17 +366,17 @@ func rewriteSnapshotVolumeRefs(g *Guest, renamed map[string]string) {
 			}
 		}
 		if g.Type == LXC {
-			rewriteMountPoints(snap, renamed)
+			cs.rewriteMountPoints(snap, renamed)
 		}
 	}
 }
 
 // snapshotDriveVolumes are the volumes the snapshots' drives name (not
 // CD-ROMs): foreach_volid's referenced_in_snapshot.
-func snapshotDriveVolumes(g *Guest) map[string]bool {
+func (cs *guestSchema) snapshotDriveVolumes(g *Guest) map[string]bool {
 	out := map[string]bool{}
 	for _, snap := range g.Snapshots {
-		for _, v := range snapshotVolumes(g.Type, snap) {
+		for _, v := range cs.snapshotVolumes(g.Type, snap) {
 			out[v.volid] = true
 		}
 	}
@@ -390,7 +390,7 @@ func ctSnapshotVolumeProblems(cl *Cluster, g *Guest, m *storageMap) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, name := range sortedKeys(g.Snapshots) {
-		for _, v := range snapshotVolumes(LXC, g.Snapshots[name]) {
+		for _, v := range cl.conf.snapshotVolumes(LXC, g.Snapshots[name]) {
 			if seen[v.volid] || strings.HasPrefix(v.volid, "/") {
 				continue
 			}
@@ -411,7 +411,7 @@ func ctSnapshotVolumeProblems(cl *Cluster, g *Guest, m *storageMap) []string {
 // local volume to its mapped storage; the config and the snapshots follow
 // the new volume ids.
 func migrateCTVolumes(cl *Cluster, g *Guest, local []string, m *storageMap, target string, t *Task) error {
-	renamed, snapRefs := map[string]string{}, snapshotDriveVolumes(g)
+	renamed, snapRefs := map[string]string{}, cl.conf.snapshotDriveVolumes(g)
 	for _, volid := range local {
 		targetSID := targetStorageFor(cl, m, volid)
 		nv, err := migrateMappedVolume(cl, g, volid, targetSID, target, snapRefs[volid])
@@ -424,16 +424,16 @@ func migrateCTVolumes(cl *Cluster, g *Guest, local []string, m *storageMap, targ
 			renamed[volid] = nv
 		}
 	}
-	rewriteVolumeRefs(g, renamed)
+	cl.conf.rewriteVolumeRefs(g, renamed)
 	return nil
 }
 
 // attachedVolumes are the volumes of the current config's drives (not
 // CD-ROMs): scan_local_volumes' is_attached, which a running VM migrates
 // online.
-func attachedVolumes(g *Guest) map[string]bool {
+func (cs *guestSchema) attachedVolumes(g *Guest) map[string]bool {
 	out := map[string]bool{}
-	for _, v := range snapshotVolumes(QEMU, g.Config) {
+	for _, v := range cs.snapshotVolumes(QEMU, g.Config) {
 		out[v.volid] = true
 	}
 	return out
@@ -444,7 +444,7 @@ func attachedVolumes(g *Guest) map[string]bool {
 // the new volume's format into them.
 func setMirroredDriveFormats(cl *Cluster, g *Guest, mirrored map[string]bool, target string) {
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || !mirrored[d.file()] {
 			continue
 		}

@@ -10,10 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
-	"github.com/proxops/terraform-provider-pve/internal/pvesim/schema"
 )
 
 // The QEMU guest's config file as qemu-server keeps it: current values,
@@ -40,16 +38,6 @@ const (
 	deleteKey = "delete"
 )
 
-// qemuConfigMethod is the schema of PUT .../qemu/{vmid}/config: it knows
-// every config key and the property-string format of each.
-var qemuConfigMethod = sync.OnceValue(func() *schema.Method {
-	m, _, _ := schema.Lookup("PUT", "/nodes/node/qemu/100/config")
-	if m == nil {
-		panic("pvesim: schema lacks PUT /nodes/{node}/qemu/{vmid}/config")
-	}
-	return m
-})
-
 // configControlParams are parameters of the config methods that are not
 // config keys.
 var configControlParams = map[string]bool{
@@ -65,14 +53,14 @@ var internalConfigKeys = map[string]bool{
 }
 
 // qemuOptionExists is option_exists: a key of the VM config schema.
-func qemuOptionExists(key string) bool {
+func (cs *guestSchema) qemuOptionExists(key string) bool {
 	if configControlParams[key] {
 		return false
 	}
 	if internalConfigKeys[key] {
 		return true
 	}
-	_, ok := qemuConfigMethod().Param(key)
+	_, ok := cs.qemu.Param(key)
 	return ok
 }
 
@@ -82,8 +70,8 @@ type drive map[string]string
 
 // parseDrive parses a drive value of slot key the way parse_drive does;
 // ok is false when PVE could not parse it either.
-func parseDrive(key, value string) (drive, bool) {
-	props, msg := qemuConfigMethod().PropertyString(key, value)
+func (cs *guestSchema) parseDrive(key, value string) (drive, bool) {
+	props, msg := cs.qemu.PropertyString(key, value)
 	if msg != "" {
 		return nil, false
 	}
@@ -148,7 +136,7 @@ func printNet(n map[string]string) string {
 // a generated one.
 // pve-common src/PVE/JSONSchema.pm check_prop ("invalid format - $err")
 func (s *Sim) normalizeNet(key, value string) (string, error) {
-	n, msg := qemuConfigMethod().PropertyString(key, value)
+	n, msg := s.cluster.conf.qemu.PropertyString(key, value)
 	if msg != "" {
 		return "", paramError(map[string]string{key: "invalid format - " + msg})
 	}
@@ -272,12 +260,12 @@ func cleanupPending(g *Guest) {
 // the description is what reading the file back gives (W20).
 // order is no key at all (PVE writes "boot: " and cannot read it back).
 // qemu-server src/PVE/QemuServer.pm write_vm_config
-func writeConfig(g *Guest) {
+func (cs *guestSchema) writeConfig(g *Guest) {
 	used := map[string]bool{}
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
 		for k, v := range cfg {
 			if isDriveKey(k) {
-				if d, ok := parseDrive(k, v); ok {
+				if d, ok := cs.parseDrive(k, v); ok {
 					used[d.file()] = true
 				}
 			}
@@ -385,14 +373,14 @@ func assertQemuOnNode(c *call) (*Guest, error) {
 
 // memoryMiB is get_current_memory.
 // qemu-server src/PVE/QemuServer/Memory.pm get_current_memory
-func memoryMiB(cfg map[string]string) int64 {
+func (cs *guestSchema) memoryMiB(cfg map[string]string) int64 {
 	v, ok := cfg["memory"]
 	if !ok {
 		return defaultMemoryMiB
 	}
 	// qemu-server src/PVE/QemuServer/Memory.pm parse_memory: the memory
 	// format's property string, "current" its default key.
-	props, msg := qemuConfigMethod().PropertyString("memory", v)
+	props, msg := cs.qemu.PropertyString("memory", v)
 	if msg != "" {
 		return defaultMemoryMiB
 	}
@@ -405,12 +393,12 @@ func memoryMiB(cfg map[string]string) int64 {
 
 // bootOrder is the boot order's device list, nil without "order=".
 // qemu-server src/PVE/QemuServer.pm device_bootorder (the boot property's order list)
-func bootOrder(cfg map[string]string) []string {
+func (cs *guestSchema) bootOrder(cfg map[string]string) []string {
 	boot, ok := cfg["boot"]
 	if !ok {
 		return nil
 	}
-	props, msg := qemuConfigMethod().PropertyString("boot", boot)
+	props, msg := cs.qemu.PropertyString("boot", boot)
 	if msg != "" {
 		return nil
 	}
@@ -428,12 +416,12 @@ func printBootOrder(devs []string) string {
 
 // bootDiskSize is bootdisk_size: the size= of the first disk of the boot
 // order; 0 when there is none.
-func bootDiskSize(cfg map[string]string) int64 {
-	for _, dev := range bootOrder(cfg) {
+func (cs *guestSchema) bootDiskSize(cfg map[string]string) int64 {
+	for _, dev := range cs.bootOrder(cfg) {
 		if !isDriveKey(dev) {
 			continue
 		}
-		d, ok := parseDrive(dev, cfg[dev])
+		d, ok := cs.parseDrive(dev, cfg[dev])
 		if !ok || d.isCDROM() {
 			continue
 		}
@@ -449,7 +437,7 @@ func bootDiskSize(cfg map[string]string) int64 {
 // defaultBootDevices is get_default_bootdevices: the first disk, the first
 // CD-ROM (a cloud-init drive counts) and the first NIC.
 // qemu-server src/PVE/QemuServer.pm get_default_bootdevices
-func defaultBootDevices(cfg map[string]string) []string {
+func (cs *guestSchema) defaultBootDevices(cfg map[string]string) []string {
 	var out []string
 	for _, cdrom := range []bool{false, true} {
 		for _, key := range pvegrammar.QemuDriveKeys() {
@@ -460,7 +448,7 @@ func defaultBootDevices(cfg map[string]string) []string {
 			if !ok {
 				continue
 			}
-			d, ok := parseDrive(key, v)
+			d, ok := cs.parseDrive(key, v)
 			if !ok || d.isCDROM() != cdrom {
 				continue
 			}

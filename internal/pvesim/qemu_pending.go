@@ -15,7 +15,7 @@ import (
 // W21).
 // qemu-server src/PVE/QemuServer.pm vmconfig_apply_pending
 func (s *Sim) applyPending(cl *Cluster, g *Guest, errs map[string]string) {
-	defer writeConfig(g)
+	defer cl.conf.writeConfig(g)
 	dels := pendingDeletes(g)
 	for _, opt := range sortedKeysOf(dels) {
 		if v, ok := g.Config[opt]; ok && isDriveKey(opt) {
@@ -35,7 +35,7 @@ func (s *Sim) applyPending(cl *Cluster, g *Guest, errs map[string]string) {
 			continue
 		}
 		if old, ok := g.Config[opt]; ok && isDriveKey(opt) {
-			if d, ok := parseDrive(opt, old); ok {
+			if d, ok := cl.conf.parseDrive(opt, old); ok {
 				registerUnused(cl, g, d)
 			}
 		}
@@ -47,7 +47,7 @@ func (s *Sim) applyPending(cl *Cluster, g *Guest, errs map[string]string) {
 // detachDrive is vmconfig_delete_or_detach_drive.
 // qemu-server src/PVE/QemuServer.pm vmconfig_delete_or_detach_drive
 func detachDrive(cl *Cluster, g *Guest, opt, value string, force bool) error {
-	d, ok := parseDrive(opt, value)
+	d, ok := cl.conf.parseDrive(opt, value)
 	if !ok {
 		return nil
 	}
@@ -86,7 +86,7 @@ func isFastPlug(opt string) bool {
 // scsihw, boot, ...) stays pending.
 // qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending
 func (s *Sim) hotplugPending(cl *Cluster, g *Guest, selection map[string]bool, errs map[string]string) {
-	defer writeConfig(g)
+	defer cl.conf.writeConfig(g)
 	for _, opt := range sortedKeys(g.Pending) {
 		if opt != deleteKey && isFastPlug(opt) {
 			g.Config[opt] = g.Pending[opt]
@@ -150,7 +150,7 @@ func (s *Sim) hotUnplug(cl *Cluster, g *Guest, opt string, force bool, features 
 		if !features["disk"] || unpluggableBus(opt) {
 			return errSkipHotplug
 		}
-		if err := checkUnplug(g, opt); err != nil {
+		if err := cl.conf.checkUnplug(g, opt); err != nil {
 			return err
 		}
 		return detachDrive(cl, g, opt, g.Config[opt], force)
@@ -171,8 +171,8 @@ func unpluggableBus(opt string) bool {
 
 // checkUnplug is vm_deviceunplug's refusal to pull a boot disk.
 // qemu-server src/PVE/QemuServer.pm vm_deviceunplug
-func checkUnplug(g *Guest, opt string) error {
-	for _, dev := range bootOrder(g.Config) {
+func (cs *guestSchema) checkUnplug(g *Guest, opt string) error {
+	for _, dev := range cs.bootOrder(g.Config) {
 		if dev == opt {
 			return errorf("can't unplug bootdisk '%s'", opt)
 		}
@@ -204,9 +204,9 @@ func (s *Sim) hotPlug(cl *Cluster, g *Guest, opt, value string, features map[str
 		}
 		return nil
 	case opt == "agent":
-		return hotplugAgent(g, value)
+		return cl.conf.hotplugAgent(g, value)
 	case strings.HasPrefix(opt, "net") && !isDriveKey(opt):
-		return hotplugNet(g, opt, value, features["network"])
+		return cl.conf.hotplugNet(g, opt, value, features["network"])
 	case isDriveKey(opt):
 		if opt == "efidisk0" || opt == "tpmstate0" {
 			return errSkipHotplug
@@ -219,13 +219,13 @@ func (s *Sim) hotPlug(cl *Cluster, g *Guest, opt, value string, features map[str
 // hotplugAgent is vmconfig_update_agent: only fstrim_cloned_disks changes
 // live.
 // qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending (agent)
-func hotplugAgent(g *Guest, value string) error {
+func (cs *guestSchema) hotplugAgent(g *Guest, value string) error {
 	old, ok := g.Config["agent"]
 	if !ok {
 		return errSkipHotplug
 	}
-	a, _ := qemuConfigMethod().PropertyString("agent", old)
-	b, _ := qemuConfigMethod().PropertyString("agent", value)
+	a, _ := cs.qemu.PropertyString("agent", old)
+	b, _ := cs.qemu.PropertyString("agent", value)
 	for _, k := range unionKeys(a, b) {
 		if k != "fstrim_cloned_disks" && a[k] != b[k] {
 			return errSkipHotplug
@@ -236,10 +236,10 @@ func hotplugAgent(g *Guest, value string) error {
 
 // hotplugNet is vmconfig_update_net.
 // qemu-server src/PVE/QemuServer.pm vmconfig_update_net
-func hotplugNet(g *Guest, opt, value string, hotplug bool) error {
+func (cs *guestSchema) hotplugNet(g *Guest, opt, value string, hotplug bool) error {
 	if old, ok := g.Config[opt]; ok {
-		a, _ := qemuConfigMethod().PropertyString(opt, old)
-		b, _ := qemuConfigMethod().PropertyString(opt, value)
+		a, _ := cs.qemu.PropertyString(opt, old)
+		b, _ := cs.qemu.PropertyString(opt, value)
 		if a["model"] != b["model"] || a["macaddr"] != b["macaddr"] || a["queues"] != b["queues"] ||
 			a["mtu"] != b["mtu"] || a["bridge"] == "" || b["bridge"] == "" {
 			if !hotplug {
@@ -258,12 +258,12 @@ func hotplugNet(g *Guest, opt, value string, hotplug bool) error {
 // qemu-server src/PVE/QemuServer.pm vmconfig_update_disk ("unable to change
 // media type").
 func hotplugDisk(cl *Cluster, g *Guest, opt, value string, hotplug bool) error {
-	nd, ok := parseDrive(opt, value)
+	nd, ok := cl.conf.parseDrive(opt, value)
 	if !ok {
 		return errSkipHotplug
 	}
 	if old, ok := g.Config[opt]; ok {
-		od, _ := parseDrive(opt, old)
+		od, _ := cl.conf.parseDrive(opt, old)
 		if valueOr(nd["media"], "disk") != valueOr(od["media"], "disk") {
 			return errorf("unable to change media type")
 		}
@@ -277,7 +277,7 @@ func hotplugDisk(cl *Cluster, g *Guest, opt, value string, hotplug bool) error {
 			if !hotplug {
 				return errSkipHotplug
 			}
-			if err := checkUnplug(g, opt); err != nil {
+			if err := cl.conf.checkUnplug(g, opt); err != nil {
 				return err
 			}
 			registerUnused(cl, g, od)

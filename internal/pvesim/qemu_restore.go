@@ -13,7 +13,9 @@ import (
 // taken vmid is refused unless "force" asks to overwrite a VM on this node
 // (W13). The qmrestore task recreates every backed-up disk as a new volume
 // (vm-VMID-disk-N) on "storage" or the disk's original storage, writes the
-// archive's config with the overrides on top, and joins the pool.
+// archive's config with the overrides on top (a disk left out of the
+// backup becomes a line of the description), lists the VM's unreferenced
+// disks as unusedN, and joins the pool.
 
 // qemuRestore is one restore request after its synchronous checks.
 type qemuRestore struct {
@@ -144,42 +146,64 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		return fail(err)
 	}
 	t.Log("restore vma archive: %s", req.archive)
+	restored := restoredSlots(cl.conf, backup)
 	if req.existed {
-		// destroy_vm keeps an empty config: the old disks go first.
-		for _, key := range volumeKeys(g.Config) {
-			d, ok := parseDrive(key, g.Config[key])
-			if pvegrammar.IsQemuUnusedKey(key) {
-				d, ok = drive{"file": g.Config[key]}, true
+		// $restore_cleanup_oldconf frees only the old disks whose slots the
+		// archive restores; any other disk the VM owns (one excluded from
+		// the backup, one added since, an unused one) is kept, and the
+		// rescan below lists it as unusedN.
+		var kept []string
+		for _, key := range guestDrives(g.Config) {
+			d, ok := cl.conf.parseDrive(key, g.Config[key])
+			if !ok || d.isCDROMNotCloudInit() || !ownsVolume(cl, g, d.file()) || cl.Volume(g.Node, d.file()) == nil {
+				continue
 			}
-			if ok && !d.isCDROMNotCloudInit() && ownsVolume(cl, g, d.file()) && cl.Volume(g.Node, d.file()) != nil {
+			if restored[key] {
 				_ = freeVolume(cl, g.Node, d.file())
+			} else {
+				kept = append(kept, d.file())
 			}
 		}
 		g.Config = map[string]string{"lock": "create"}
-		// "after the restore we have no snapshots anymore" (qemu-server
-		// QemuServer.pm $restore_cleanup_oldconf): the snapshots' RAM state
-		// volumes go too.
+		// "after the restore we have no snapshots anymore": the snapshots'
+		// RAM state volumes go, and the kept disks lose their snapshots.
 		for _, name := range sortedKeys(g.Snapshots) {
 			if state := g.Snapshots[name][snapVMState]; state != "" && cl.Volume(g.Node, state) != nil {
 				_ = freeVolume(cl, g.Node, state)
+			}
+			for _, volid := range kept {
+				volumeSnapshotDelete(cl, g.Node, volid, name)
 			}
 		}
 		g.Snapshots = nil
 	}
 	conf := map[string]string{}
+	// A disk excluded from the backup is written back as a comment line,
+	// "#KEY: VALUE", which parse_vm_config adds to the description after
+	// the archive's own description lines, in the file's (sorted) order.
+	var excluded []string
 	for _, key := range sortedKeys(backup) {
 		value := backup[key]
 		switch {
 		case key == "lock" || key == "parent" || key == "digest" || pvegrammar.IsQemuUnusedKey(key):
+		case key != "description" && !isDriveKey(key) && cl.conf.storedValueError(key, value) != "":
+			// restore_merge_config parses the restored file with this
+			// release's schema (parse_vm_config, not strict): a key or a
+			// property it does not know is dropped with a plain warning.
+			t.Note("vm %d - unable to parse value of '%s' - %s", req.vmid, key, cl.conf.storedValueError(key, value))
 		case isDriveKey(key):
-			d, ok := parseDrive(key, value)
+			d, ok := cl.conf.parseDrive(key, value)
 			if !ok {
+				// The text of qemu-server src/PVE/API2/Qemu.pm clone_vm for a drive
+				// parse_drive cannot read.
 				return fail(errorf("unable to parse drive options for '%s'", key))
 			}
-			if d["backup"] == "0" || d.isCDROMNotCloudInit() {
-				if d.isCDROMNotCloudInit() {
-					conf[key] = value
-				}
+			if d.isCDROMNotCloudInit() {
+				conf[key] = value
+				continue
+			}
+			if !restored[key] {
+				excluded = append(excluded, key+": "+value)
 				continue
 			}
 			nd, v, err := s.restoreDisk(cl, req, key, d)
@@ -191,7 +215,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 			conf[key] = nd.print()
 		case strings.HasPrefix(key, "net") && req.unique:
 			// restore_update_config_line: a new MAC where one was set.
-			n, msg := qemuConfigMethod().PropertyString(key, value)
+			n, msg := cl.conf.qemu.PropertyString(key, value)
 			if msg != "" || n["macaddr"] == "" {
 				conf[key] = value
 				continue
@@ -201,7 +225,7 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		case key == "vmgenid" && value != "0":
 			conf[key] = s.newUUID()
 		case key == "smbios1" && req.unique:
-			smbios, _ := qemuConfigMethod().PropertyString(key, value)
+			smbios, _ := cl.conf.qemu.PropertyString(key, value)
 			if smbios == nil {
 				smbios = map[string]string{}
 			}
@@ -211,6 +235,12 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 			conf[key] = value
 		}
 	}
+	if len(excluded) > 0 {
+		lines := descriptionLines(conf["description"])
+		conf["description"] = strings.Join(append(lines, excluded...), "\n")
+	}
+	// restore_merge_config: the overrides replace the parsed keys, so a
+	// description given with the restore replaces the comment lines too.
 	for k, v := range req.overrides {
 		conf[k] = v
 	}
@@ -218,7 +248,8 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	g.Config = conf
-	writeConfig(g)
+	rescanVolumes(cl, g, t)
+	cl.conf.writeConfig(g)
 	if req.pool != "" && cl.Pools[req.pool] != nil {
 		cl.addPoolMember(req.pool, req.vmid)
 	}
@@ -282,4 +313,52 @@ func (s *Sim) restoreDisk(cl *Cluster, req *qemuRestore, key string, d drive) (d
 		nd["size"] = itoa64(v.Size)
 	}
 	return nd, v, nil
+}
+
+// restoredSlots are the drive slots whose disks an archive holds
+// (restore's virtdev_hash): every drive but a CD-ROM and a disk marked
+// backup=0, which vzdump leaves out (PVE::QemuConfig get_backup_volumes,
+// "exclude disk ... (backup=no)").
+// qemu-server src/PVE/VZDump/QemuServer.pm prepare and
+// src/PVE/QemuServer.pm restore_update_config_line (a drive with backup=0
+// becomes a comment line).
+func restoredSlots(conf *guestSchema, backup map[string]string) map[string]bool {
+	out := map[string]bool{}
+	for key, value := range backup {
+		if !isDriveKey(key) {
+			continue
+		}
+		if d, ok := conf.parseDrive(key, value); ok && d["backup"] != "0" && !d.isCDROMNotCloudInit() {
+			out[key] = true
+		}
+	}
+	return out
+}
+
+// rescanVolumes is the rescan after a restore: every image the VM owns on
+// a storage of its node that the new config does not use (a disk a forced
+// restore kept) becomes an unusedN entry; RAM state volumes are left out.
+// qemu-server src/PVE/QemuServer.pm rescan and update_disk_config (its
+// "add unreferenced volume" line).
+func rescanVolumes(cl *Cluster, g *Guest, t *Task) {
+	t.Log("rescan volumes...")
+	used := map[string]bool{}
+	for _, key := range volumeKeys(g.Config) {
+		if d, ok := cl.conf.parseDrive(key, g.Config[key]); ok {
+			used[d.file()] = true
+		} else {
+			used[g.Config[key]] = true
+		}
+	}
+	state := "vm-" + itoa(g.VMID) + "-state-"
+	for _, v := range ownedVolumes(cl, g.Node, g.VMID) {
+		if v.Content != "images" || used[v.VolID] || strings.Contains(v.VolID, state) {
+			continue
+		}
+		key, err := addUnused(g.Config, v.VolID)
+		if err != nil {
+			return
+		}
+		t.Log("VM %d add unreferenced volume '%s' as '%s' to config", g.VMID, v.VolID, key)
+	}
 }

@@ -85,7 +85,10 @@ func TestQemuRestoreRefusesDriveOverride(t *testing.T) {
 }
 
 // W13: restoring onto a taken vmid is refused synchronously, with
-// restore's prefix; with force the VM is overwritten: its old disks go.
+// restore's prefix; with force the VM is overwritten: the old disks whose
+// slots the archive restores go, a disk the archive does not hold (scsi2)
+// is kept and the rescan lists it as unused0 (qemu-server
+// src/PVE/QemuServer.pm $restore_cleanup_oldconf, rescan).
 func TestW13QemuRestoreOntoTakenID(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -97,8 +100,8 @@ func TestW13QemuRestoreOntoTakenID(t *testing.T) {
 		"unable to restore VM 205 - CT 205 already exists on node 'pve1'")
 	e.taskOK(t, e.postRestoreVM(t, "204", SeedQemuBackup, "force", "1"))
 	cfg := e.vmConfig(t, "pve1", "204")
-	wantConfig(t, cfg, map[string]string{"name": "web-120", "scsi2": ""})
-	wantVolids(t, e.sim, 204, "local-lvm:vm-204-cloudinit", "local-lvm:vm-204-disk-0", "local-lvm:vm-204-disk-1")
+	wantConfig(t, cfg, map[string]string{"name": "web-120", "scsi2": "", "unused0": "local-lvm:vm-204-disk-2"})
+	wantVolids(t, e.sim, 204, "local-lvm:vm-204-cloudinit", "local-lvm:vm-204-disk-0", "local-lvm:vm-204-disk-1", "local-lvm:vm-204-disk-2")
 }
 
 // W10, W11: while the task runs the VM holds "lock: create", has no name

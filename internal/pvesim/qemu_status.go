@@ -41,9 +41,9 @@ func guestUptimeAt(g *Guest, at time.Time) int64 {
 func (s *Sim) vmStatus(cl *Cluster, g *Guest, full bool) map[string]any {
 	cfg := g.Config
 	running := g.Status == "running"
-	maxMem := memoryMiB(cfg) * mib
+	maxMem := cl.conf.memoryMiB(cfg) * mib
 	d := map[string]any{
-		"vmid": g.VMID, "status": g.Status, "disk": 0, "maxdisk": bootDiskSize(cfg),
+		"vmid": g.VMID, "status": g.Status, "disk": 0, "maxdisk": cl.conf.bootDiskSize(cfg),
 		"cpus": guestCPUs(cl, g), "maxmem": maxMem,
 		"uptime": s.guestUptime(g), "cpu": 0, "mem": 0, "memhost": 0, "netin": 0, "netout": 0,
 	}
@@ -119,9 +119,9 @@ func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 	}
 	st := s.vmStatus(c.cluster, g, true)
 	st["ha"] = map[string]any{"managed": 0}
-	statusDisplayFields(st, g.Config)
+	c.cluster.conf.statusDisplayFields(st, g.Config)
 	if agent, ok := g.Config["agent"]; ok {
-		if props, msg := qemuConfigMethod().PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
+		if props, msg := c.cluster.conf.qemu.PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
 			st["agent"] = 1
 		}
 	}
@@ -229,40 +229,6 @@ func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
 	return nil
 }
 
-// checkEFIVars is vm_start_nolock's check_efi_vars (qemu-server
-// src/PVE/QemuServer.pm), run for an OVMF VM once its volumes are active:
-// an EFI disk with pre-enrolled keys but without the ms-cert=2023k marker
-// (OVMF.pm should_enroll_ms_2023_cert) gets a warning that counts in the
-// task's WARNINGS since qemu-server 53495177 (pveProfile.efiCertWarning).
-// The earlier releases print a plain notice, which is not simulated.
-func (s *Sim) checkEFIVars(t *Task, g *Guest) {
-	if !s.pve.efiCertWarning || g.IsTemplate() {
-		return
-	}
-	d, ok := parseDrive("efidisk0", g.Config["efidisk0"])
-	if !ok || d["pre-enrolled-keys"] != "1" || d["ms-cert"] == "2023k" {
-		return
-	}
-	// log_warn prints "WARN: " and the message, whose second line follows
-	// as its own log line.
-	t.Warn("EFI disk without 'ms-cert=2023k' option, suggesting that not all UEFI 2023")
-	for _, line := range []string{
-		"certificates from Microsoft are enrolled yet.",
-		"The UEFI 2011 certificates expire in June 2026! The new certificates are required",
-		"for secure boot update for Windows and common Linux distributions.",
-		"Use 'Disk Action > Enroll Updated Certificates' in the UI or, while the VM is",
-		"shut down, run 'qm enroll-efi-keys " + itoa(g.VMID) + "' to enroll the new certificates.",
-		"",
-		"For Windows with BitLocker, run the following command inside Powershell:",
-		"  manage-bde -protectors -disable <drive>",
-		"for each drive with BitLocker (for example, <drive> could be 'C:').",
-		"This is required for each drive with BitLocker before proceeding with enrollment.",
-		"Otherwise, you will be prompted for the BitLocker recovery key on the next boot.",
-	} {
-		t.Log("%s", line)
-	}
-}
-
 // checkStartVolumes is what activating the volumes checks: the storage
 // offers the volume's content type (W27: a cloud-init drive on a storage
 // without images fails here), is usable on the node and holds the volume.
@@ -270,7 +236,7 @@ func (s *Sim) checkEFIVars(t *Task, g *Guest) {
 // dies in pve-storage src/PVE/Storage/Plugin.pm (activate_volume).
 func checkStartVolumes(cl *Cluster, g *Guest) error {
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || !strings.Contains(d.file(), ":") {
 			continue
 		}
@@ -487,7 +453,7 @@ func (s *Sim) hibernate(cl *Cluster, g *Guest, t *Task, storage string) error {
 	if st.fileStorage() {
 		name += ".raw"
 	}
-	size := memoryMiB(g.Config)*2*mib + 500*mib
+	size := cl.conf.memoryMiB(g.Config)*2*mib + 500*mib
 	v, err := s.allocVolume(cl, allocation{storage: storage, node: g.Node, vmid: g.VMID, format: format, name: name, size: size})
 	if err != nil {
 		return err
@@ -511,7 +477,7 @@ func vmstateStorage(cl *Cluster, g *Guest) string {
 	// group: the last one wins, else the first storage seen.
 	var shared, local string
 	for _, key := range guestDrives(g.Config) {
-		d, ok := parseDrive(key, g.Config[key])
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
 		if !ok || d.isCDROM() {
 			continue
 		}

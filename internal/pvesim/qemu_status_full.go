@@ -55,12 +55,12 @@ func runningFullDetails(d map[string]any, g *Guest) {
 // src/PVE/API2/Qemu.pm vm_status): with a vga setting, spice is 1 for a
 // virtio or qxl display (vga_conf_has_spice), and clipboard is the
 // setting's clipboard option, null when it has none.
-func statusDisplayFields(st map[string]any, cfg map[string]string) {
+func (cs *guestSchema) statusDisplayFields(st map[string]any, cfg map[string]string) {
 	vga, ok := cfg["vga"]
 	if !ok {
 		return
 	}
-	props, msg := qemuConfigMethod().PropertyString("vga", vga)
+	props, msg := cs.qemu.PropertyString("vga", vga)
 	if msg != "" {
 		return
 	}

@@ -26,12 +26,13 @@ var seedFiles = []struct {
 
 // seedCluster builds the starting cluster: nodes pve1..pveN, the default
 // storages of a PVE install plus one shared NFS storage, and the seed files.
-func seedCluster(nodes int, now time.Time) *Cluster {
+func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 	c := &Cluster{
 		Name:    "pvesim",
 		Guests:  map[int]*Guest{},
 		Pools:   map[string]*Pool{},
 		volumes: map[volumeKey]*Volume{},
+		conf:    conf,
 	}
 	for i := 1; i <= nodes; i++ {
 		c.Nodes = append(c.Nodes, &Node{

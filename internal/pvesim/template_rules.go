@@ -24,7 +24,7 @@ func checkCTBaseVolumesFree(cl *Cluster, g *Guest) error {
 	}
 	for _, key := range ctVolumeKeys(g.Config) {
 		volid := g.Config[key]
-		if mp, err := parseMountPoint(key, volid); err == nil && mp.isVolume() {
+		if mp, err := cl.conf.parseMountPoint(key, volid); err == nil && mp.isVolume() {
 			volid = mp.volume()
 		}
 		v := cl.Volume(g.Node, volid)

@@ -21,6 +21,8 @@ type pveProfile struct {
 	version string // pve-manager package version
 	repoid  string // pve-manager commit the package was built from
 	api     *schema.API
+	// conf is the guest config schema of the same dump (config_schema.go).
+	conf *guestSchema
 
 	// unprivilegedDefault: a container created without "unprivileged" is
 	// unprivileged. pve-container 103068a ("api: create: default to
@@ -46,12 +48,9 @@ type pveProfile struct {
 	// 3736160d ("ovmf: efi enroll: also enroll the MS 2023 KEK", 9.1.5;
 	// 1d54121c on the bookworm branch, 8.4.6).
 	efiMSCert string
-	// efiCertWarning: starting a VM whose EFI disk has pre-enrolled keys
-	// without ms-cert=2023k logs a task warning. qemu-server 53495177
-	// ("check efi vars: promote message about missing MS 2023 certs to
-	// warning", 9.1.10, the PVE 9.2 updates); before, and on 8.4, the
-	// message is a plain print that does not count as a warning.
-	efiCertWarning bool
+	// efiCertNotice is what starting a VM whose EFI disk has pre-enrolled
+	// keys without the efiMSCert marker says (qemu_efi_notice.go).
+	efiCertNotice efiCertNotice
 	// rollbackStartNeedsPowerMgmt: a VM rollback with start=1 checks
 	// VM.PowerMgmt before it forks. qemu-server 7ba9640b ("api: snapshot:
 	// rollback: check VM.PowerMgmt up front when starting", 9.1.10, the
@@ -60,10 +59,8 @@ type pveProfile struct {
 	rollbackStartNeedsPowerMgmt bool
 }
 
-// The profile's schema checks every request. The guest configs the
-// simulator stores are parsed with the 9.1 schema in every profile; the
-// only keys PVE 8.4 takes there that 9.1 does not are the disk geometry
-// options (cyls, heads, secs, trans), which PVE 9 dropped.
+// The profile's schema checks every request, and its guest config schema
+// parses and checks the guest configs the simulator stores.
 
 // pveProfiles are the releases the simulator can serve. 8.4 is PVE 8.4 of
 // its schema dump (pve-docs 8.4.2, 2026-03-16): pve-manager 8.4.18,
@@ -73,17 +70,17 @@ type pveProfile struct {
 var pveProfiles = map[string]pveProfile{
 	"8.4": {
 		release: "8.4", version: "8.4.18", repoid: "40eb4ac16f053344",
-		efiMSCert: "2023k",
+		efiMSCert: "2023k", efiCertNotice: efiNoticePrinted,
 	},
 	"9.1": {
 		release: "9.1", version: "9.1.4", repoid: "5ac30304265fbd8e",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
-		poolNameStartsWithLetter: true, efiMSCert: "2023",
+		poolNameStartsWithLetter: true, efiMSCert: "2023", efiCertNotice: efiNoticeWindowsOnly,
 	},
 	"9.2": {
 		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
-		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertWarning: true,
+		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertNotice: efiNoticeWarned,
 		rollbackStartNeedsPowerMgmt: true,
 	},
 }
@@ -113,6 +110,10 @@ func lookupProfile(version string) (pveProfile, error) {
 	if !ok {
 		return pveProfile{}, fmt.Errorf("PVE version %s: no schema tables", version)
 	}
-	p.api = api
+	conf, err := newGuestSchema(api)
+	if err != nil {
+		return pveProfile{}, err
+	}
+	p.api, p.conf = api, conf
 	return p, nil
 }

@@ -118,36 +118,62 @@ func TestAgentPrivilegesByVersion(t *testing.T) {
 
 // qemu-server src/PVE/QemuServer/OVMF.pm create_efidisk writes ms-cert=2023k
 // since 3736160d (9.1.5; 8.4.6 on bookworm), "2023" in the 9.1 profile's
-// qemu-server 9.1.3. src/PVE/QemuServer.pm check_efi_vars logs a warning
-// (log_warn, counted in WARNINGS) since 53495177 (9.1.10, the 9.2 updates).
+// qemu-server 9.1.3. src/PVE/QemuServer.pm check_efi_vars, for an EFI disk
+// with pre-enrolled keys but not that marker: 8.4.6 prints a notice
+// (stable-bookworm 984931c7, 89275934); 9.1.3 prints an older one, for
+// win10/win11 guests only; 9.1.10 (the 9.2 updates) logs its first
+// sentence as a warning (log_warn, counted in WARNINGS; 53495177).
 func TestEFICertByVersion(t *testing.T) {
 	t.Parallel()
-	for version, cert := range map[string]string{"8.4": "2023k", "9.1": "2023", "9.2": "2023k"} {
-		e := newEnv(t, Options{PVEVersion: version})
-		e.createVM(t, "100", "bios", "ovmf", "efidisk0", "local-lvm:1,efitype=4m,pre-enrolled-keys=1")
-		if got := e.vmConfig(t, "pve1", "100")["efidisk0"]; !strings.Contains(got, ",ms-cert="+cert+",") {
-			t.Errorf("%s: efidisk0 = %q, want ms-cert=%s", version, got, cert)
+	for _, tc := range []struct {
+		version, cert, ostype, status string
+		want, absent                  []string
+	}{
+		{"8.4", "2023k", "l26", "OK", []string{
+			"EFI disk without 'ms-cert=2023k' option, suggesting that not all UEFI 2023\n" +
+				"certificates from Microsoft are enrolled yet. The UEFI 2011 certificates expire",
+			"run 'qm enroll-efi-keys 101' to enroll\nthe new certificates.\n\nFor Windows with BitLocker",
+			"Otherwise, you will be prompted for the BitLocker recovery key on the next boot.",
+		}, []string{"WARN"}},
+		{"9.1", "2023", "l26", "OK", nil, []string{"EFI disk", "WARN"}},
+		{"9.1", "2023", "win11", "OK", []string{
+			"EFI disk without 'ms-cert=2023' option, suggesting that the Microsoft UEFI 2023 certificate is not enrolled yet.",
+			"While the VM is shut down, run 'qm enroll-efi-keys 101' to enroll it.",
+		}, []string{"WARN", "2023k", "recovery key"}},
+		{"9.2", "2023k", "l26", "WARNINGS: 1", []string{
+			"WARN: EFI disk without 'ms-cert=2023k' option, suggesting that not all UEFI 2023\ncertificates from Microsoft are enrolled yet.",
+			"run 'qm enroll-efi-keys 101' to enroll the new certificates.",
+		}, nil},
+	} {
+		name := tc.version + "/" + tc.ostype
+		e := newEnv(t, Options{PVEVersion: tc.version})
+		e.createVM(t, "100", "bios", "ovmf", "ostype", tc.ostype, "efidisk0", "local-lvm:1,efitype=4m,pre-enrolled-keys=1")
+		if got := e.vmConfig(t, "pve1", "100")["efidisk0"]; !strings.Contains(got, ",ms-cert="+tc.cert+",") {
+			t.Errorf("%s: efidisk0 = %q, want ms-cert=%s", name, got, tc.cert)
 		}
 		// An EFI disk from before the marker: pre-enrolled keys, no ms-cert.
-		e.createVM(t, "101", "bios", "ovmf", "efidisk0", "local-lvm:1,efitype=4m,pre-enrolled-keys=1")
+		e.createVM(t, "101", "bios", "ovmf", "ostype", tc.ostype, "efidisk0", "local-lvm:1,efitype=4m,pre-enrolled-keys=1")
 		e.call(t, http.MethodPut, "/nodes/pve1/qemu/101/config",
 			form("efidisk0", "local-lvm:vm-101-disk-0,efitype=4m,pre-enrolled-keys=1,size=528K")).wantOK(t)
 		info := e.task(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/101/status/start", nil))
 		log := strings.Join(info.Log, "\n")
-		if version == "9.2" {
-			if info.ExitStatus != "WARNINGS: 1" ||
-				!strings.Contains(log, "WARN: EFI disk without 'ms-cert=2023k' option, suggesting that not all UEFI 2023\ncertificates from Microsoft are enrolled yet.") ||
-				!strings.Contains(log, "run 'qm enroll-efi-keys 101' to enroll") {
-				t.Errorf("9.2 start: %s, log %q", info.ExitStatus, info.Log)
-			}
-		} else if info.ExitStatus != "OK" || strings.Contains(log, "WARN") {
-			t.Errorf("%s start: %s, log %q", version, info.ExitStatus, info.Log)
+		if info.ExitStatus != tc.status {
+			t.Errorf("%s start: %s, want %s; log %q", name, info.ExitStatus, tc.status, info.Log)
 		}
-		// With the marker, or without pre-enrolled keys, there is nothing to say.
-		if version == "9.2" {
-			if info := e.task(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/status/start", nil)); info.ExitStatus != "OK" {
-				t.Errorf("9.2 start with ms-cert=2023k: %s, log %q", info.ExitStatus, info.Log)
+		for _, want := range tc.want {
+			if !strings.Contains(log, want) {
+				t.Errorf("%s start: log lacks %q:\n%s", name, want, log)
 			}
+		}
+		for _, absent := range tc.absent {
+			if strings.Contains(log, absent) {
+				t.Errorf("%s start: log has %q:\n%s", name, absent, log)
+			}
+		}
+		// With the marker there is nothing to say.
+		info = e.task(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/status/start", nil))
+		if log := strings.Join(info.Log, "\n"); info.ExitStatus != "OK" || strings.Contains(log, "EFI disk") {
+			t.Errorf("%s start with ms-cert=%s: %s, log %q", name, tc.cert, info.ExitStatus, info.Log)
 		}
 	}
 }
