@@ -511,8 +511,8 @@ func (s *Sim) suspendQemu(c *call) (any, error) {
 
 // vmSuspendChecks are vm_suspend's checks under lock_config at the start
 // of the worker: load_config, the lock unless skiplock or a backup holds
-// it, no hibernation during a backup, then QMP on a guest that must still
-// run. A hibernation sets the "suspending" lock before it talks to QMP and
+// it, no hibernation during a backup nor of a guest whose state cannot be
+// saved, then QMP on a guest that must still run. A hibernation sets the "suspending" lock before it talks to QMP and
 // leaves it behind when that fails.
 // qemu-server src/PVE/QemuServer/RunState.pm vm_suspend; the text of a
 // guest that is not running is src/PVE/QemuServer/Monitor.pm qmp_cmd.
@@ -529,6 +529,10 @@ func vmSuspendChecks(cl *Cluster, node string, vmid int, skiplock, toDisk bool) 
 	}
 	if backingUp && toDisk {
 		return errorf("cannot suspend to disk during backup")
+	}
+	// qemu-server src/PVE/QemuMigrate/Helpers.pm check_non_migratable_resources
+	if err := checkNonMigratableResources(g.Config, toDisk); err != nil {
+		return err
 	}
 	if g.Status != "running" {
 		if toDisk {

@@ -123,6 +123,21 @@ func TestQemuSuspendQueuedBehindStopVMSuspend(t *testing.T) {
 	}
 }
 
+// A hibernation of a guest whose state cannot be saved fails at the start
+// of its worker (qemu-server src/PVE/QemuServer/RunState.pm vm_suspend:
+// check_non_migratable_resources under lock_config).
+func TestQemuHibernateNonMigratableCheckNonMigratableResources(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	g := vm(100, "pve1", "web")
+	g.Config["amd-sev"] = "type=std"
+	g.Status = "running"
+	addGuests(t, e.sim, g)
+	e.taskFails(t, e.power(t, "100", "suspend", "todisk", "1"),
+		"Cannot live-migrate, snapshot (with RAM), or hibernate a VM with: amd-sev")
+	e.taskOK(t, e.power(t, "100", "suspend"))
+}
+
 // A second stop queued behind a hibernation finds the guest down and
 // leaves it alone (qemu-server src/PVE/QemuServer.pm _do_vm_stop returns
 // when check_running finds no process), so the "suspended" lock it would
@@ -270,6 +285,11 @@ func TestQemuSyncConfigEarlyChecksBeforeLockUpdateVMAPI(t *testing.T) {
 		wantStatus(t, http.StatusInternalServerError, "checksum mismatch (file change by other user?)")
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("memory", "1024")).
 		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
+	// unlink is update_vm with "delete" (Qemu.pm unlink): the same order.
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/unlink", form("idlist", "foo0")).
+		wantParamError(t, "delete", "unknown option 'foo0'")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/unlink", form("idlist", "unused0")).
+		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
 }
 
 // The synchronous update waits for a short worker's flock and then
@@ -370,4 +390,56 @@ func TestQemuUpdateTagsAssertTagPermissions(t *testing.T) {
 		t.Errorf("config after refused updates = %v", cfg)
 	}
 	e.sim.ClearPrivileges(testTokenUser)
+}
+
+// A snapshot with the RAM queued behind a stop: __snapshot_prepare runs
+// under lock_config at the start of the worker and saves the RAM only of a
+// guest that still runs (pve-guest-common src/PVE/AbstractConfig.pm
+// snapshot_create, __snapshot_prepare; qemu-server src/PVE/QemuConfig.pm
+// __snapshot_save_vmstate).
+func TestQemuSnapshotQueuedBehindStopSnapshotPrepare(t *testing.T) {
+	t.Parallel()
+	e, clock := newWorkerEnv(t)
+	startVM(t, e, clock)
+	stop := e.power(t, "100", "stop")
+	snap := e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1", "vmstate", "1"))
+	wantTaskEnds(t, e, clock, stop, "OK")
+	wantTaskEnds(t, e, clock, snap, "OK")
+	if items := e.snapshotItems(t, "qemu", "100"); items["s1"]["vmstate"] != float64(0) {
+		t.Errorf("snapshot of a stopped VM = %v", items["s1"])
+	}
+}
+
+// The snapshot worker holds the config flock for __snapshot_prepare only
+// and guards the guest with the "snapshot" config lock after that, so a
+// stop sent meanwhile takes the flock at once and its check_lock refuses
+// (pve-guest-common src/PVE/AbstractConfig.pm __snapshot_prepare;
+// qemu-server src/PVE/QemuServer.pm _do_vm_stop).
+func TestQemuStopDuringSnapshotSnapshotLock(t *testing.T) {
+	t.Parallel()
+	e, clock := newWorkerEnv(t)
+	startVM(t, e, clock)
+	snap := e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1"))
+	e.taskFails(t, e.power(t, "100", "stop"), "VM is locked (snapshot)")
+	wantTaskEnds(t, e, clock, snap, "OK")
+	if cfg := e.vmConfig(t, "pve1", "100"); cfg["lock"] != "" || cfg["parent"] != "s1" {
+		t.Errorf("config after the snapshot = %v", cfg)
+	}
+}
+
+// A snapshot deletion and a rollback queued behind a destroy find no
+// config when their first step runs under lock_config (qemu-server
+// src/PVE/API2/Qemu.pm delsnapshot, rollback; pve-guest-common
+// src/PVE/AbstractConfig.pm snapshot_rollback, load_config).
+func TestQemuSnapshotOpsQueuedBehindDestroyLoadConfig(t *testing.T) {
+	t.Parallel()
+	e, clock := newWorkerEnv(t)
+	snap := e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1"))
+	wantTaskEnds(t, e, clock, snap, "OK")
+	destroy := e.call(t, http.MethodDelete, "/nodes/pve1/qemu/100", nil)
+	del := e.call(t, http.MethodDelete, "/nodes/pve1/qemu/100/snapshot/s1", nil)
+	rollback := e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot/s1/rollback", nil)
+	wantTaskEnds(t, e, clock, destroy, "OK")
+	wantTaskEnds(t, e, clock, del, "Configuration file 'nodes/pve1/qemu-server/100.conf' does not exist")
+	wantTaskEnds(t, e, clock, rollback, "Configuration file 'nodes/pve1/qemu-server/100.conf' does not exist")
 }

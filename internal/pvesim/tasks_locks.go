@@ -117,6 +117,9 @@ func (s *Sim) grantLocks(at time.Time) {
 				s.endTask(t, at, err)
 				continue
 			}
+			if t.beginLocksOnly {
+				t.locks = nil
+			}
 			if s.opts.TaskDuration <= 0 {
 				s.finishTask(t, t.due)
 			}
