@@ -341,6 +341,13 @@ func updateSnapshotConfig(c *call, typ GuestType) error {
 	if !ok {
 		return nil
 	}
+	// The rest runs under lock_config, which waits for a worker holding
+	// the flock (qemu-server src/PVE/API2/Qemu.pm update_snapshot_config).
+	if typ == QEMU {
+		if err := c.waitQemuFlock(c.intParam("vmid", 0), configLockTimeout); err != nil {
+			return err
+		}
+	}
 	g, err := loadGuest(c, typ)
 	if err != nil {
 		return err

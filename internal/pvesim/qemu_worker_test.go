@@ -443,3 +443,22 @@ func TestQemuSnapshotOpsQueuedBehindDestroyLoadConfig(t *testing.T) {
 	wantTaskEnds(t, e, clock, del, "Configuration file 'nodes/pve1/qemu-server/100.conf' does not exist")
 	wantTaskEnds(t, e, clock, rollback, "Configuration file 'nodes/pve1/qemu-server/100.conf' does not exist")
 }
+
+// A snapshot's description is written under lock_config, which waits for
+// a worker that holds the flock; without a description nothing is done
+// and nothing waits (qemu-server src/PVE/API2/Qemu.pm
+// update_snapshot_config).
+func TestQemuSnapshotConfigWaitsForFlockUpdateSnapshotConfig(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	snap := e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/snapshot", form("snapname", "s1"))
+	clock.Advance(time.Minute)
+	e.taskOK(t, snap)
+	e.power(t, "100", "start").wantOK(t)
+	path := "/nodes/pve1/qemu/100/snapshot/s1/config"
+	e.call(t, http.MethodPut, path, form("description", "x")).
+		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
+	e.call(t, http.MethodPut, path, nil).wantOK(t)
+}
