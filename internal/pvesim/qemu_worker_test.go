@@ -82,8 +82,63 @@ func TestQemuStopQueuedBehindDestroyCheckRunning(t *testing.T) {
 	e, clock := newWorkerEnv(t)
 	destroy := e.call(t, http.MethodDelete, "/nodes/pve1/qemu/100", nil)
 	stop := e.power(t, "100", "stop")
+	shutdown := e.power(t, "100", "shutdown")
 	wantTaskEnds(t, e, clock, destroy, "OK")
 	wantTaskEnds(t, e, clock, stop, "unable to find configuration file for VM 100 on node 'pve1'")
+	wantTaskEnds(t, e, clock, shutdown, "unable to find configuration file for VM 100 on node 'pve1'")
+}
+
+// A resume sent while a stop runs waits for the flock in its synchronous
+// part (qemu-server src/PVE/API2/Qemu.pm vm_resume: lock_config in an
+// eval), then check_running refuses the guest the stop brought down.
+func TestQemuResumeWaitsForStopVMResume(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{TaskDuration: 300 * time.Millisecond})
+	awaitOK(t, e, e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100", "scsi0", "local-lvm:4")))
+	awaitOK(t, e, e.power(t, "100", "start"))
+	awaitOK(t, e, e.power(t, "100", "suspend"))
+	stop := upid(t, e.power(t, "100", "stop"))
+	e.power(t, "100", "resume").wantStatus(t, http.StatusInternalServerError, "VM 100 not running")
+	if info, _ := e.sim.Task(stop); info.Running {
+		t.Fatalf("stop still running when the resume answered")
+	}
+}
+
+// vm_resume's worker checks the lock of a paused guest under lock_config,
+// except a backup's (qemu-server src/PVE/QemuServer/RunState.pm vm_resume).
+func TestQemuResumeLockVMResume(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	for vmid, lock := range map[int]string{100: "snapshot", 101: "backup"} {
+		g := vm(vmid, "pve1", "web")
+		g.Status, g.Paused, g.Config["lock"] = "running", true, lock
+		addGuests(t, e.sim, g)
+	}
+	e.taskFails(t, e.power(t, "100", "resume"), "VM is locked (snapshot)")
+	e.taskOK(t, e.power(t, "101", "resume"))
+	if st := e.status(t, "101"); st["qmpstatus"] != "running" {
+		t.Errorf("status after the resume = %v", st)
+	}
+}
+
+// A forced restore over a VM that a start is bringing up: the synchronous
+// create_and_lock_config waits for the start's flock and locks the config;
+// the worker's check_running then finds the guest running (qemu-server
+// src/PVE/API2/Qemu.pm create_vm $restorefn: "$emsg vm is running").
+func TestQemuRestoreQueuedBehindStartRestorefn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{TaskDuration: 300 * time.Millisecond})
+	awaitOK(t, e, e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100", "scsi0", "local-lvm:4")))
+	start := e.power(t, "100", "start")
+	restore := e.postRestoreVM(t, "100", SeedQemuBackup, "force", "1")
+	awaitOK(t, e, start)
+	info := awaitTask(t, e, restore)
+	if info.ExitStatus != "unable to restore VM 100 - vm is running" {
+		t.Fatalf("restore = %q (log %q)", info.ExitStatus, info.Log)
+	}
+	if st := e.status(t, "100"); st["status"] != "running" || st["lock"] != nil {
+		t.Errorf("status after the refused restore = %v", st)
+	}
 }
 
 // A reset passes vm_reset's synchronous check_running while a stop runs;
