@@ -58,7 +58,11 @@ func destroyGuest(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) e
 	if g.Type == LXC {
 		return destroyCT(cl, g, skiplock, unreferenced, t)
 	}
-	return destroyVM(cl, g, skiplock, unreferenced, t)
+	if err := destroyVMChecks(cl, g, skiplock); err != nil {
+		return err
+	}
+	destroyVM(cl, g, unreferenced, t)
+	return nil
 }
 
 // dropGuest is the end of every destroy: with destroy-unreferenced-disks

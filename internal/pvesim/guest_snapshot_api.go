@@ -198,13 +198,16 @@ func (s *Sim) createSnapshot(c *call, typ GuestType) (any, error) {
 		}
 	}
 	cl, node, vmid := c.cluster, g.Node, g.VMID
-	log := &taskNotes{}
-	vols, prepErr := s.snapshotPrepare(cl, g, name, saveState, c.str("description"), log)
-	t := s.startTask(node, snapshotTaskType(typ, "snapshot"), itoa(vmid), c.user, func(t *Task) error {
-		log.replay(t)
-		if prepErr != nil {
-			return prepErr
+	comment := c.str("description")
+	var vols []snapshotVolume
+	t := s.startSnapshotWorker(c, typ, "snapshot", node, vmid, func(log *taskNotes) error {
+		g, err := lookupGuest(cl, typ, node, vmid)
+		if err != nil {
+			return err
 		}
+		vols, err = s.snapshotPrepare(cl, g, name, saveState, comment, log)
+		return err
+	}, func(t *Task) error {
 		g, err := lookupGuest(cl, typ, node, vmid)
 		if err != nil {
 			return err
@@ -212,6 +215,45 @@ func (s *Sim) createSnapshot(c *call, typ GuestType) (any, error) {
 		return snapshotCommit(cl, g, name, vols, t)
 	})
 	return t.UPID, nil
+}
+
+// startSnapshotWorker forks a snapshot task: prepare is its first step,
+// which PVE runs under lock_config at the worker's start (snapshot_create's
+// __snapshot_prepare, snapshot_delete's set_lock after qemu-server's TPM
+// check, snapshot_rollback's first pass), and finish the rest, guarded by
+// the config lock prepare set. A VM's worker waits for the config flock
+// for prepare alone, so prepare sees what an earlier worker that held it
+// left. A container's prepare runs in the handler and its outcome shows in
+// the task (pve-container's side is the container code's).
+// pve-guest-common src/PVE/AbstractConfig.pm snapshot_create,
+// snapshot_delete, snapshot_rollback; qemu-server src/PVE/API2/Qemu.pm
+// snapshot, delsnapshot, rollback (each runs it in fork_worker).
+func (s *Sim) startSnapshotWorker(c *call, typ GuestType, op, node string, vmid int,
+	prepare func(log *taskNotes) error, finish func(t *Task) error,
+) *Task {
+	taskType := snapshotTaskType(typ, op)
+	if typ != QEMU {
+		log := &taskNotes{}
+		prepErr := prepare(log)
+		return s.startTask(node, taskType, itoa(vmid), c.user, func(t *Task) error {
+			log.replay(t)
+			if prepErr != nil {
+				return prepErr
+			}
+			return finish(t)
+		})
+	}
+	return s.startWorker(node, taskType, itoa(vmid), c.user, workerSpec{
+		locks:          []flock{{file: GuestLockFile(QEMU, vmid), timeout: configLockTimeout}},
+		beginLocksOnly: true,
+		begin: func(t *Task) error {
+			log := &taskNotes{}
+			err := prepare(log)
+			log.replay(t)
+			return err
+		},
+		work: finish,
+	})
 }
 
 // taskNotes holds what a worker logs at its start, which the handler runs
@@ -236,17 +278,13 @@ func (s *Sim) deleteSnapshot(c *call, typ GuestType) (any, error) {
 	name := c.str("snapname")
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	cl := c.cluster
-	prepErr := func() error {
+	t := s.startSnapshotWorker(c, typ, "delsnapshot", node, vmid, func(*taskNotes) error {
 		g, err := lookupGuest(cl, typ, node, vmid)
 		if err != nil {
 			return err
 		}
 		return snapshotDeletePrepare(g, name)
-	}()
-	t := s.startTask(node, snapshotTaskType(typ, "delsnapshot"), itoa(vmid), c.user, func(t *Task) error {
-		if prepErr != nil {
-			return prepErr
-		}
+	}, func(t *Task) error {
 		g, err := lookupGuest(cl, typ, node, vmid)
 		if err != nil {
 			return err
@@ -270,17 +308,13 @@ func (s *Sim) rollbackSnapshot(c *call, typ GuestType) (any, error) {
 		}
 	}
 	cl := c.cluster
-	prepErr := func() error {
+	t := s.startSnapshotWorker(c, typ, "rollback", node, vmid, func(*taskNotes) error {
 		g, err := lookupGuest(cl, typ, node, vmid)
 		if err != nil {
 			return err
 		}
 		return s.snapshotRollbackPrepare(cl, g, name)
-	}()
-	t := s.startTask(node, snapshotTaskType(typ, "rollback"), itoa(vmid), c.user, func(t *Task) error {
-		if prepErr != nil {
-			return prepErr
-		}
+	}, func(t *Task) error {
 		g, err := lookupGuest(cl, typ, node, vmid)
 		if err != nil {
 			return err
@@ -306,6 +340,13 @@ func updateSnapshotConfig(c *call, typ GuestType) error {
 	comment, ok := c.param("description")
 	if !ok {
 		return nil
+	}
+	// The rest runs under lock_config, which waits for a worker holding
+	// the flock (qemu-server src/PVE/API2/Qemu.pm update_snapshot_config).
+	if typ == QEMU {
+		if err := c.waitQemuFlock(c.intParam("vmid", 0), configLockTimeout); err != nil {
+			return err
+		}
 	}
 	g, err := loadGuest(c, typ)
 	if err != nil {

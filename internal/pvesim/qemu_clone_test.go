@@ -16,7 +16,7 @@ import (
 func TestQemuCloneWorkerHoldsLocks(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	e := newCTEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
 	addGuests(t, e.sim, vm(100, "pve1", "src"))
 	clone := upid(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/clone", form("newid", "200", "name", "copy")))
 
@@ -24,8 +24,12 @@ func TestQemuCloneWorkerHoldsLocks(t *testing.T) {
 	if cfg := e.vmConfig(t, "pve1", "200"); keysOfStrings(cfg) != "digest,lock" || cfg["lock"] != "clone" {
 		t.Errorf("placeholder config = %v", cfg)
 	}
-	// A config write waits for the worker's flock and gives up after 10 s.
+	// A config write is refused by its early check_lock before it takes
+	// the flock (Qemu.pm $update_vm_api); with skiplock it waits for the
+	// worker's flock and gives up after 10 s.
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/200/config", form("name", "x")).
+		wantStatus(t, http.StatusInternalServerError, "VM is locked (clone)")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/200/config", form("name", "x", "skiplock", "1"), e.asRoot(t)).
 		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-200.conf' - got timeout")
 
 	start := upid(t, e.power(t, "200", "start"))

@@ -98,6 +98,9 @@ type updateRequest struct {
 	deletes  []string
 	reverts  map[string]bool
 	log      func(string, ...any)
+	// tagPerm is assert_tag_permissions for the caller, run under the
+	// config lock when tags are set or deleted.
+	tagPerm func() error
 }
 
 func (s *Sim) updateQemuAsync(c *call) (any, error) {
@@ -106,7 +109,14 @@ func (s *Sim) updateQemuAsync(c *call) (any, error) {
 		return nil, err
 	}
 	cl := c.cluster
-	t := s.startTask(req.node, "qmconfig", itoa(req.vmid), c.user, func(t *Task) error {
+	// The worker runs $updatefn under lock_config: $load_and_check_config
+	// and the tag permissions at its start, so they see what an earlier
+	// worker left; the change shows when the task ends.
+	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api (fork_worker 'qmconfig')
+	t := s.startQemuWorker(req.node, "qmconfig", req.vmid, c.user, func(*Task) error {
+		_, err := req.checkLocked(cl)
+		return taskError(err)
+	}, func(t *Task) error {
 		req.log = t.Log
 		return taskError(s.applyUpdate(cl, req))
 	})
@@ -133,6 +143,12 @@ func (s *Sim) updateQemu(c *call) error {
 		return err
 	}
 	req.log = func(string, ...any) {}
+	// The early checks ran without the lock; $updatefn waits for it.
+	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api ($load_and_check_config
+	// "early checks before forking/locking", then lock_config)
+	if err := c.waitQemuFlock(req.vmid, configLockTimeout); err != nil {
+		return err
+	}
 	return s.applyUpdate(c.cluster, req)
 }
 
@@ -222,14 +238,12 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 		if err := checkModifyPerm(c, req.vmid, k); err != nil {
 			return nil, err
 		}
-		// qemu-server src/PVE/API2/Qemu.pm $updatefn calls pve-guest-common
-		// src/PVE/GuestHelpers.pm assert_tag_permissions for tags:
-		// VM.Config.Options on the VM, changed or not.
-		if k == "tags" && c.user.String() != "root@pam" {
-			if err := c.checkVMPerm(req.vmid, "", "VM.Config.Options"); err != nil {
-				return nil, err
-			}
-		}
+	}
+	// qemu-server src/PVE/API2/Qemu.pm $updatefn calls assert_tag_permissions
+	// for tags set or deleted, under the config lock.
+	_, setTags := req.set["tags"]
+	if setTags || containsString(req.deletes, "tags") {
+		req.tagPerm = func() error { return assertTagPermissions(c, req.vmid) }
 	}
 	if err := checkStorageAccess(c, req.set, ""); err != nil {
 		return nil, err
@@ -370,11 +384,8 @@ func checkModifyPerm(c *call, vmid int, key string) error {
 // collected per option and raised as a parameter exception
 // (qemu-server src/PVE/QemuServer.pm vmconfig_hotplug_pending).
 func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
-	g, err := lookupQemu(cl, req.node, req.vmid)
+	g, err := req.checkLocked(cl)
 	if err != nil {
-		return err
-	}
-	if err := req.checkConfig(cl.conf, g); err != nil {
 		return err
 	}
 	defer cl.conf.writeConfig(g)
@@ -412,6 +423,27 @@ func (s *Sim) applyUpdate(cl *Cluster, req *updateRequest) error {
 		return paramError(errs)
 	}
 	return nil
+}
+
+// checkLocked is what $updatefn checks under the config lock before it
+// writes: $load_and_check_config again, then assert_tag_permissions where
+// the tags change (deletions come first, then the new values; the
+// simulator checks the tags before any option is written).
+// qemu-server src/PVE/API2/Qemu.pm $update_vm_api $updatefn
+func (req *updateRequest) checkLocked(cl *Cluster) (*Guest, error) {
+	g, err := lookupQemu(cl, req.node, req.vmid)
+	if err != nil {
+		return nil, err
+	}
+	if err := req.checkConfig(cl.conf, g); err != nil {
+		return nil, err
+	}
+	if req.tagPerm != nil {
+		if err := req.tagPerm(); err != nil {
+			return nil, err
+		}
+	}
+	return g, nil
 }
 
 // describe is the "-key value" list PVE logs for an update, the password

@@ -99,16 +99,44 @@ func (s *Sim) createQemu(c *call) (any, error) {
 			params[k] = v
 		}
 	}
-	if old := cl.Guests[vmid]; old != nil {
-		return nil, errorf("unable to create VM %d - %s %d already exists on node '%s'", vmid, old.kind(), vmid, old.Node)
-	}
-	if err := cl.AddGuest(&Guest{VMID: vmid, Node: node, Type: QEMU, Config: map[string]string{"lock": "create"}}); err != nil {
+	if _, err := c.createAndLockConfig(vmid, node, false, "unable to create VM "); err != nil {
 		return nil, err
 	}
 	t := s.startTask(node, "qmcreate", itoa(vmid), c.user, func(t *Task) error {
-		return s.finishCreate(cl, t, node, vmid, params, storage, pool, start)
+		return s.finishCreate(cl, t, node, vmid, params, storage, pool, start, func() error {
+			return assertTagPermissions(c, vmid)
+		})
 	})
 	return t.UPID, nil
+}
+
+// createAndLockConfig is create_and_lock_config in create_vm's synchronous
+// part: it waits up to 5 s for the config flock (a worker of the same vmid
+// may hold it, a destroy that is about to end, say), then, under it,
+// refuses a vmid that is taken (unless force lets a restore overwrite the
+// VM on this node) and writes "lock: create"; a failure is "$emsg $err".
+// It reports whether a VM existed. The handler must not have changed the
+// model before (the wait lets other calls run).
+// pve-guest-common src/PVE/AbstractConfig.pm create_and_lock_config
+// (lock_config_full with 5 s, check_lock); pve-cluster src/PVE/Cluster.pm
+// check_vmid_unused; qemu-server src/PVE/API2/Qemu.pm create_vm ($emsg).
+func (c *call) createAndLockConfig(vmid int, node string, overwrite bool, emsg string) (bool, error) {
+	emsg += itoa(vmid) + " - "
+	if err := c.waitQemuFlock(vmid, qemuCreateLockTimeout); err != nil {
+		return false, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+	}
+	cl := c.cluster
+	old := cl.Guests[vmid]
+	switch {
+	case old != nil && (!overwrite || old.Type != QEMU || old.Node != node):
+		return false, errorf("%s%s %d already exists on node '%s'", emsg, old.kind(), vmid, old.Node) // W13
+	case old != nil:
+		if err := cl.LockGuest(vmid, "create"); err != nil {
+			return false, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		}
+		return true, nil
+	}
+	return false, cl.AddGuest(&Guest{VMID: vmid, Node: node, Type: QEMU, Config: map[string]string{"lock": "create"}})
 }
 
 // checkVMPerm is check_vm_perm: the privileges on the pool, else on the VM
@@ -177,13 +205,15 @@ func validPublicKey(line string) bool {
 // qemu-server src/PVE/API2/Qemu.pm create_vm $createfn and $realcmd: on failure
 // the volumes are freed, the config file unlinked, "$emsg $err".
 func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params map[string]string,
-	storage, pool string, start bool,
+	storage, pool string, start bool, tagPerm func() error,
 ) error {
 	fail := func(err error) error {
 		if g := cl.Guests[vmid]; g != nil && g.Node == node && g.Lock() == "create" {
 			cl.RemoveGuest(vmid)
 		}
-		return errorf("unable to create VM %d - %s", vmid, strings.TrimSuffix(asAPIError(err).message, "\n"))
+		// "$emsg $err" stringifies an exception with its code (a 403 of a
+		// permission check) before the message.
+		return errorf("unable to create VM %d - %s", vmid, taskError(err).Error())
 	}
 	g := cl.Guests[vmid]
 	if g == nil || g.Node != node || g.Lock() != "create" {
@@ -213,6 +243,13 @@ func (s *Sim) finishCreate(cl *Cluster, t *Task, node string, vmid int, params m
 		conf["machine"] = pinMachine(conf["machine"])
 	}
 	if tags, ok := conf["tags"]; ok {
+		// $realcmd checks the tags last, after the disks are made, and
+		// frees them when the check fails.
+		// qemu-server src/PVE/API2/Qemu.pm create_vm (assert_tag_permissions)
+		if err := tagPerm(); err != nil {
+			job.freeMade()
+			return fail(err)
+		}
 		conf["tags"] = pvegrammar.UniqueTags(tags)
 	}
 	g.Config = conf

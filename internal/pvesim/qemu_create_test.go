@@ -97,15 +97,16 @@ func TestW13CreateTakenVMID(t *testing.T) {
 }
 
 // W10, W11: while qmcreate runs, the guest exists with "lock: create" and
-// has no name in /cluster/resources; its worker holds the config flock
-// (qemu-server src/PVE/API2/Qemu.pm create_vm: lock_config_full in the
-// worker), so a config write waits for it and, the create outlasting
-// lock_config's 10 s, fails with lock_file_full's timeout (pve-common
-// src/PVE/Tools.pm).
+// has no name in /cluster/resources. A config write is refused by
+// $load_and_check_config's early check_lock before it takes the flock
+// (qemu-server src/PVE/API2/Qemu.pm $update_vm_api); with skiplock it waits
+// for the flock the create worker holds (create_vm: lock_config_full in the
+// worker) and, the create outlasting lock_config's 10 s, fails with
+// lock_file_full's timeout (pve-common src/PVE/Tools.pm).
 func TestW11NamelessDuringCreate(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	e := newCTEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
 	a := e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "100", "name", "web", "scsi0", "local-lvm:8"))
 	u := upid(t, a)
 	r := resourceByID(t, resources(t, e, "vm"), "qemu/100")
@@ -117,6 +118,8 @@ func TestW11NamelessDuringCreate(t *testing.T) {
 	}
 	// W10
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("name", "x")).
+		wantStatus(t, http.StatusInternalServerError, "VM is locked (create)")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("name", "x", "skiplock", "1"), e.asRoot(t)).
 		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
 	wantVolids(t, e.sim, 100)
 	clock.Advance(time.Minute)

@@ -23,62 +23,82 @@ func (s *Sim) resizeQemu(c *call) (any, error) {
 	canAllocate := func(storeID string) error {
 		return c.check("/storage/"+storeID, false, "Datastore.AllocateSpace")
 	}
-	// Since PVE 8.0 every check of resize runs in the task.
-	t := s.startTask(node, "resize", itoa(vmid), c.user, func(t *Task) error {
-		g, err := lookupQemu(cl, node, vmid)
-		if err != nil {
-			return err
+	// Since PVE 8.0 every check of resize runs in the task, in $updatefn
+	// under lock_config at the worker's start; the disk grows when the
+	// task ends.
+	var grow func(t *Task)
+	t := s.startQemuWorker(node, "resize", vmid, c.user, func(*Task) error {
+		var err error
+		grow, err = resizeChecks(cl, node, vmid, disk, sizeStr, digest, skiplock, canAllocate)
+		return err
+	}, func(t *Task) error {
+		if grow != nil {
+			grow(t)
 		}
-		if digest != "" && digest != guestDigest(g) {
-			return errorf("checksum mismatch (file change by other user?)")
+		return nil
+	})
+	return t.UPID, nil
+}
+
+// resizeChecks are resize_vm's $updatefn checks; it returns what grows the
+// disk, nil when the size stays.
+// qemu-server src/PVE/API2/Qemu.pm resize_vm $updatefn
+func resizeChecks(cl *Cluster, node string, vmid int, disk, sizeStr, digest string, skiplock bool,
+	canAllocate func(storeID string) error,
+) (func(t *Task), error) {
+	g, err := lookupQemu(cl, node, vmid)
+	if err != nil {
+		return nil, err
+	}
+	if digest != "" && digest != guestDigest(g) {
+		return nil, errorf("checksum mismatch (file change by other user?)")
+	}
+	if !skiplock {
+		if err := g.CheckLock(); err != nil {
+			return nil, err
 		}
-		if !skiplock {
-			if err := g.CheckLock(); err != nil {
-				return err
-			}
-		}
-		value, ok := g.Config[disk]
-		if !ok {
-			return errorf("disk '%s' does not exist", disk)
-		}
-		d, _ := c.cluster.conf.parseDrive(disk, value)
-		st, _, err := parseVolume(cl, d.file())
-		if err != nil {
-			return err
-		}
-		if d.isCDROM() {
-			return errorf("you can't resize a cdrom")
-		}
-		if err := canAllocate(st.ID); err != nil {
-			return err
-		}
-		v := cl.Volume(g.Node, d.file())
-		if v == nil {
-			return errorf("Could not determine current size of volume '%s'", d.file())
-		}
-		newSize := parseResize(sizeStr, v.Size)
-		if newSize < v.Size {
-			return errorf("shrinking disks is not supported") // W22
-		}
-		if newSize == v.Size {
-			return nil
-		}
-		allocated := newSize
-		if st.Type == "lvm" || st.Type == "lvmthin" {
-			allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent
-		}
-		if free := st.Capacity - cl.used(st, g.Node) + v.Size; allocated > free && !st.overcommits() {
-			// inferred: the simulator's own text (see overcommits).
-			return errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
-				st.ID, g.Node, allocated, free)
-		}
+	}
+	value, ok := g.Config[disk]
+	if !ok {
+		return nil, errorf("disk '%s' does not exist", disk)
+	}
+	d, _ := cl.conf.parseDrive(disk, value)
+	st, _, err := parseVolume(cl, d.file())
+	if err != nil {
+		return nil, err
+	}
+	if d.isCDROM() {
+		return nil, errorf("you can't resize a cdrom")
+	}
+	if err := canAllocate(st.ID); err != nil {
+		return nil, err
+	}
+	v := cl.Volume(g.Node, d.file())
+	if v == nil {
+		return nil, errorf("Could not determine current size of volume '%s'", d.file())
+	}
+	newSize := parseResize(sizeStr, v.Size)
+	if newSize < v.Size {
+		return nil, errorf("shrinking disks is not supported") // W22
+	}
+	if newSize == v.Size {
+		return nil, nil
+	}
+	allocated := newSize
+	if st.Type == "lvm" || st.Type == "lvmthin" {
+		allocated = (newSize + lvmExtent - 1) / lvmExtent * lvmExtent
+	}
+	if free := st.Capacity - cl.used(st, g.Node) + v.Size; allocated > free && !st.overcommits() {
+		// inferred: the simulator's own text (see overcommits).
+		return nil, errorf("storage '%s' has not enough free space on node '%s' (requested %d bytes, free %d bytes)",
+			st.ID, g.Node, allocated, free)
+	}
+	return func(t *Task) {
 		t.Log("resize disk %s to %d bytes", disk, newSize)
 		v.Size = allocated
 		d["size"] = strconv.FormatInt(newSize, 10)
 		g.Config[disk] = d.print()
-		return nil
-	})
-	return t.UPID, nil
+	}, nil
 }
 
 // parseResize computes resize_vm's new size in bytes: "+" grows relative to
@@ -177,12 +197,18 @@ func (s *Sim) moveQemuDisk(c *call) (any, error) {
 	if _, err := check(g); err != nil {
 		return nil, err
 	}
-	t := s.startTask(node, "qmmove", itoa(vmid), c.user, func(t *Task) error {
+	// $load_and_check_move again under lock_config at the worker's start;
+	// the copy shows when the task ends.
+	var d drive
+	t := s.startQemuWorker(node, "qmmove", vmid, c.user, func(*Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
 		}
-		d, err := check(g)
+		d, err = check(g)
+		return err
+	}, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
 		}

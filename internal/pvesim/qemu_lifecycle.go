@@ -27,7 +27,10 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 	skiplock, unreferenced := c.boolParam("skiplock"), c.boolParam("destroy-unreferenced-disks")
 	purge := c.boolParam("purge")
 	cl := c.cluster
-	t := s.startTask(node, "qmdestroy", itoa(vmid), c.user, func(t *Task) error {
+	// The worker repeats the early checks under lock_config ("config might
+	// have changed"), then destroy_vm checks the lock and the linked clones
+	// before anything goes.
+	t := s.startQemuWorker(node, "qmdestroy", vmid, c.user, func(*Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
@@ -35,9 +38,13 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 		if err := destroyEarlyChecks(g); err != nil {
 			return err
 		}
-		if err := destroyVM(cl, g, skiplock, unreferenced, t); err != nil {
+		return destroyVMChecks(cl, g, skiplock)
+	}, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
 			return err
 		}
+		destroyVM(cl, g, unreferenced, t)
 		if purge {
 			t.Log("purging VM %d from related configurations..", vmid)
 		}
@@ -60,31 +67,39 @@ func destroyEarlyChecks(g *Guest) error {
 	return nil
 }
 
-// destroyVM is QemuServer::destroy_vm plus remove_vm_access: the guest's
-// own volumes referenced by its config (disks, unusedN, cloud-init, EFI and
-// TPM state, vmstate, pending drives) are freed, with
-// destroy-unreferenced-disks every image it owns; the guest leaves its pool
-// (remove_vm_access does that whether or not purge is set) and its config
-// is gone.
-// qemu-server src/PVE/QemuServer.pm destroy_vm (lock check unless suspended,
-// the linked-clone check of a template, log_warn on a failed free).
-func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) error {
+// destroyVMChecks are destroy_vm's refusals: the lock (unless skiplock or
+// a hibernation's "suspended" lock), and a template whose base volume a
+// linked clone still uses.
+// qemu-server src/PVE/QemuServer.pm destroy_vm (the text says "linked cloned").
+func destroyVMChecks(cl *Cluster, g *Guest, skiplock bool) error {
 	if !skiplock && g.Lock() != "suspended" {
 		if err := g.CheckLock(); err != nil {
 			return err
 		}
 	}
-	if g.IsTemplate() {
-		for _, key := range volumeKeys(g.Config) {
-			d, ok := cl.conf.parseDrive(key, g.Config[key])
-			if !ok || d.isCDROM() {
-				continue
-			}
-			if v := cl.Volume(g.Node, d.file()); v != nil && linkedCloneOf(cl, v) != "" {
-				return errorf("base volume '%s' is still in use by linked cloned", d.file())
-			}
+	if !g.IsTemplate() {
+		return nil
+	}
+	for _, key := range volumeKeys(g.Config) {
+		d, ok := cl.conf.parseDrive(key, g.Config[key])
+		if !ok || d.isCDROM() {
+			continue
+		}
+		if v := cl.Volume(g.Node, d.file()); v != nil && linkedCloneOf(cl, v) != "" {
+			return errorf("base volume '%s' is still in use by linked cloned", d.file())
 		}
 	}
+	return nil
+}
+
+// destroyVM is QemuServer::destroy_vm plus remove_vm_access, once
+// destroyVMChecks passed: the guest's own volumes referenced by its config
+// (disks, unusedN, cloud-init, EFI and TPM state, vmstate, pending drives)
+// are freed, with destroy-unreferenced-disks every image it owns; the guest
+// leaves its pool (remove_vm_access does that whether or not purge is set)
+// and its config is gone.
+// qemu-server src/PVE/QemuServer.pm destroy_vm (log_warn on a failed free).
+func destroyVM(cl *Cluster, g *Guest, unreferenced bool, t *Task) {
 	for _, cfg := range []map[string]string{g.Config, g.Pending} {
 		for _, key := range volumeKeys(cfg) {
 			d, ok := cl.conf.parseDrive(key, cfg[key])
@@ -114,7 +129,6 @@ func destroyVM(cl *Cluster, g *Guest, skiplock, unreferenced bool, t *Task) erro
 		}
 	}
 	dropGuest(cl, g, unreferenced, t)
-	return nil
 }
 
 // volumeKeys lists the config keys that may hold a volume: drives, unusedN
@@ -158,12 +172,16 @@ func (s *Sim) templateQemu(c *call) (any, error) {
 	}
 	node, vmid := g.Node, g.VMID
 	cl := c.cluster
-	t := s.startTask(node, "qmtemplate", itoa(vmid), c.user, func(*Task) error {
+	// $load_and_check again under lock_config at the worker's start.
+	t := s.startQemuWorker(node, "qmtemplate", vmid, c.user, func(*Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
 		}
-		if err := check(g); err != nil {
+		return check(g)
+	}, func(*Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
 			return err
 		}
 		g.Config["template"] = "1"
@@ -230,16 +248,38 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	withLocal := c.boolParam("with-local-disks")
+	withLocal, online := c.boolParam("with-local-disks"), c.boolParam("online")
 	vmid := g.VMID
-	// phase1 sets the lock before it scans and copies the volumes.
-	g.Config["lock"] = "migrate"
-	t := s.startTask(node, "qmigrate", itoa(vmid), c.user, func(t *Task) error {
+	// The worker runs prepare under lock_config (QemuMigrate.pm lock_vm):
+	// load_config, check_lock and check_running again, so it sees what an
+	// earlier worker left; a failure there is logged and the task dies
+	// "migration aborted". phase1 then sets the "migrate" lock before it
+	// scans and copies the volumes.
+	// qemu-server src/PVE/QemuMigrate.pm prepare, phase1; pve-guest-common
+	// src/PVE/AbstractMigrate.pm migrate.
+	t := s.startQemuWorker(node, "qmigrate", vmid, c.user, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err == nil {
+			err = g.CheckLock()
+		}
+		if err == nil {
+			running = g.Status == "running"
+			if running && !online {
+				err = errorf("can't migrate running VM without --online")
+			}
+		}
+		if err != nil {
+			t.Log("ERROR: migration aborted (duration 00:00:00): %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
+			return errorf("migration aborted")
+		}
+		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
+		g.Config["lock"] = "migrate"
+		return nil
+	}, func(t *Task) error {
 		g := cl.Guests[vmid]
 		if g == nil || g.Node != node {
 			return errorf("migration aborted")
 		}
-		t.Log("starting migration of VM %d to node '%s' (%s)", vmid, target, cl.Node(target).IP)
 		local, problems := scanLocalVolumes(cl, g, running, withLocal, target, smap)
 		// qemu-server src/PVE/QemuMigrate.pm scan_local_volumes: "Problem found while
 		// scanning volumes", then pve-guest-common src/PVE/AbstractMigrate.pm migrate.

@@ -87,24 +87,58 @@ func (s *Sim) restoreQemu(c *call) (any, error) {
 	req.overrides = params
 	// qemu-server src/PVE/API2/Qemu.pm create_vm: create_and_lock_config
 	// (pve-guest-common src/PVE/AbstractConfig.pm) dies with "$emsg $@".
-	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
-	switch {
-	case old != nil && (!req.force || !ownVM):
-		return nil, errorf("%s%s %d already exists on node '%s'", emsg, old.kind(), req.vmid, old.Node) // W13
-	case old != nil:
-		if err := cl.LockGuest(req.vmid, "create"); err != nil {
-			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
-		}
-		req.existed = true
-	default:
-		if err := cl.AddGuest(&Guest{VMID: req.vmid, Node: req.node, Type: QEMU, Config: map[string]string{"lock": "create"}}); err != nil {
-			return nil, err
-		}
+	existed, err := c.createAndLockConfig(req.vmid, req.node, req.force, "unable to restore VM ")
+	if err != nil {
+		return nil, err
 	}
-	t := s.startTask(req.node, "qmrestore", itoa(req.vmid), c.user, func(t *Task) error {
+	req.existed = existed
+	t := s.startQemuWorker(req.node, "qmrestore", req.vmid, c.user, func(t *Task) error {
+		return qemuRestoreChecks(cl, t, req)
+	}, func(t *Task) error {
 		return s.runQemuRestore(cl, t, req)
 	})
 	return t.UPID, nil
+}
+
+// qemuRestoreChecks are the checks at the start of the qmrestore worker:
+// $restorefn's load_config, check_protection and check_running, then
+// $realcmd's live-restore refusal. On PVE the first three run just before
+// the worker takes the config flock (lock_config_full with 1 s), the
+// simulator runs them once it holds it.
+// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn
+func qemuRestoreChecks(cl *Cluster, t *Task, req *qemuRestore) error {
+	emsg := "unable to restore VM " + itoa(req.vmid) + " - "
+	g := cl.Guests[req.vmid]
+	if g == nil || g.Node != req.node || g.Lock() != "create" {
+		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, QEMU, req.vmid))
+	}
+	var err error
+	switch {
+	// check_protection($conf, $emsg) appends " - protection mode enabled"
+	// to an $emsg that already ends in " -" (pve-guest-common
+	// src/PVE/AbstractConfig.pm check_protection).
+	case g.Config["protection"] == "1":
+		err = errorf("%s - protection mode enabled", strings.TrimSuffix(emsg, " "))
+	case g.Status == "running":
+		err = errorf("%svm is running", emsg)
+	case req.live:
+		err = errorf("live-restore is only compatible with backup images from a Proxmox Backup Server")
+	}
+	if err != nil {
+		return restoreFailed(cl, t, req, nil, err)
+	}
+	return nil
+}
+
+// restoreFailed is the qmrestore worker's error handling: any failure
+// frees what it made, drops the create lock and warns that the state is
+// not cleaned up.
+// qemu-server src/PVE/API2/Qemu.pm create_vm (the qmrestore $code; a plain warn)
+func restoreFailed(cl *Cluster, t *Task, req *qemuRestore, made []*Volume, err error) error {
+	freeMade(cl, made)
+	cl.UnlockGuest(req.vmid, "create")
+	t.Note("error before or during data restore, some or all disks were not completely restored. VM %d state is NOT cleaned up.", req.vmid)
+	return errorf("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 }
 
 // runQemuRestore is the qmrestore worker. A failure frees the volumes it
@@ -119,28 +153,8 @@ func (s *Sim) runQemuRestore(cl *Cluster, t *Task, req *qemuRestore) error {
 	if g == nil || g.Node != req.node || g.Lock() != "create" {
 		return errorf("%sConfiguration file '%s' does not exist", emsg, configPath(req.node, QEMU, req.vmid))
 	}
-	// qemu-server src/PVE/API2/Qemu.pm create_vm $restorefn: any failure
-	// drops the create lock and warns that the state is not cleaned up.
 	var made []*Volume
-	fail := func(err error) error {
-		freeMade(cl, made)
-		cl.UnlockGuest(req.vmid, "create")
-		// qemu-server src/PVE/API2/Qemu.pm create_vm: a plain warn
-		t.Note("error before or during data restore, some or all disks were not completely restored. VM %d state is NOT cleaned up.", req.vmid)
-		return errorf("%s", strings.TrimSuffix(asAPIError(err).message, "\n"))
-	}
-	// check_protection($conf, $emsg) appends " - protection mode enabled" to
-	// an $emsg that already ends in " -" (pve-guest-common
-	// src/PVE/AbstractConfig.pm check_protection).
-	if g.Config["protection"] == "1" {
-		return fail(errorf("%s - protection mode enabled", strings.TrimSuffix(emsg, " ")))
-	}
-	if g.Status == "running" {
-		return fail(errorf("%svm is running", emsg))
-	}
-	if req.live {
-		return fail(errorf("live-restore is only compatible with backup images from a Proxmox Backup Server"))
-	}
+	fail := func(err error) error { return restoreFailed(cl, t, req, made, err) }
 	backup, err := archiveConfig(cl, req.node, req.archive, QEMU)
 	if err != nil {
 		return fail(err)

@@ -105,20 +105,24 @@ func TestW13QemuRestoreOntoTakenID(t *testing.T) {
 }
 
 // W10, W11: while the task runs the VM holds "lock: create", has no name
-// and refuses config writes.
+// and refuses config writes: the early check_lock first, then, with
+// skiplock, the flock the restore worker holds (qemu-server
+// src/PVE/API2/Qemu.pm $update_vm_api, create_vm).
 func TestW11QemuRestoreLockedWhileRunning(t *testing.T) {
 	t.Parallel()
 	clock := newFakeClock()
-	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	e := newCTEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
 	a := e.postRestoreVM(t, "206", SeedQemuBackup)
 	id := upid(t, a)
 	r := resourceByID(t, resources(t, e, "vm"), "qemu/206")
 	if r["lock"] != "create" || r["name"] != nil {
 		t.Errorf("resource mid-restore = %v", r)
 	}
-	// The restore worker holds the config flock (Qemu.pm create_vm).
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/206/config", form("cores", "2")).wantStatus(t, http.StatusInternalServerError,
-		"can't lock file '/var/lock/qemu-server/lock-206.conf' - got timeout")
+		"VM is locked (create)")
+	// The restore worker holds the config flock (Qemu.pm create_vm).
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/206/config", form("cores", "2", "skiplock", "1"), e.asRoot(t)).
+		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-206.conf' - got timeout")
 	clock.Advance(time.Minute)
 	if info, _ := e.sim.Task(id); info.ExitStatus != "OK" {
 		t.Fatalf("task = %+v", info)

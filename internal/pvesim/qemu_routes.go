@@ -22,12 +22,13 @@ func (s *Sim) registerQemuRoutes() {
 
 	s.handle(http.MethodGet, one+"/config", route{perm: vm("VM.Audit"), handle: getQemuConfig})
 	s.handle(http.MethodGet, one+"/pending", route{perm: vm("VM.Audit"), handle: getQemuPending})
-	// update_vm_api (sync) and unlink run under lock_config (Qemu.pm).
-	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, configLock: true, handle: func(c *call) (any, error) {
+	// update_vm_api (sync) checks first, then waits for lock_config itself
+	// (updateQemu); unlink is update_vm with "delete" (Qemu.pm unlink).
+	s.handle(http.MethodPut, one+"/config", route{perm: anyConfig, handle: func(c *call) (any, error) {
 		return nil, s.updateQemu(c)
 	}})
 	s.handle(http.MethodPost, one+"/config", route{perm: anyConfig, handle: s.updateQemuAsync})
-	s.handle(http.MethodPut, one+"/unlink", route{perm: vm("VM.Config.Disk"), configLock: true, handle: s.unlinkQemu})
+	s.handle(http.MethodPut, one+"/unlink", route{perm: vm("VM.Config.Disk"), handle: s.unlinkQemu})
 
 	s.handle(http.MethodGet, one+"/status", route{handle: qemuStatusIndex})
 	s.handle(http.MethodGet, one+"/status/current", route{perm: vm("VM.Audit"), handle: s.qemuStatusCurrent})

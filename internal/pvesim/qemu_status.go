@@ -257,21 +257,37 @@ func checkStartVolumes(cl *Cluster, g *Guest) error {
 	return nil
 }
 
-// vmStop is _do_vm_stop: a stopped guest is left alone (the task succeeds),
-// a locked one refused; pending changes apply once it is down.
-// qemu-server src/PVE/QemuServer.pm _do_vm_stop
-func (s *Sim) vmStop(cl *Cluster, g *Guest, skiplock bool) error {
+// vmStopChecks are _do_vm_stop's checks, which vm_stop runs under
+// lock_config at the start of its worker: check_running's config on the
+// node (assert_config_exists_on_node), then, for a running guest, the lock
+// unless skiplock. It reports whether the guest runs, so is to be stopped.
+// qemu-server src/PVE/QemuServer.pm vm_stop, _do_vm_stop and check_running;
+// src/PVE/QemuConfig.pm assert_config_exists_on_node.
+func vmStopChecks(cl *Cluster, node string, vmid int, skiplock bool) (bool, error) {
+	g := cl.Guests[vmid]
+	if g == nil || g.Type != QEMU || g.Node != node {
+		return false, errorf("unable to find configuration file for VM %d on node '%s'", vmid, node)
+	}
 	if g.Status != "running" {
-		return nil
+		return false, nil
 	}
 	if !skiplock {
 		if err := g.CheckLock(); err != nil {
-			return err
+			return false, err
 		}
+	}
+	return true, nil
+}
+
+// vmStop is _do_vm_stop's effect: the guest is down and its pending
+// changes apply (vm_stop_cleanup).
+// qemu-server src/PVE/QemuServer.pm _do_vm_stop, vm_stop_cleanup
+func (s *Sim) vmStop(cl *Cluster, g *Guest) {
+	if g.Status != "running" {
+		return
 	}
 	g.Status, g.Paused, g.Started = "stopped", false, time.Time{}
 	s.applyPending(cl, g, nil)
-	return nil
 }
 
 // qemu-server src/PVE/API2/Qemu.pm vm_stop
@@ -282,19 +298,30 @@ func (s *Sim) stopQemu(c *call) (any, error) {
 	return s.stopTask(c, "qmstop"), nil
 }
 
-// stopTask runs vm_stop in a task: check_running fails on a guest that is
-// not on the node.
-// qemu-server src/PVE/QemuServer.pm check_running and
-// src/PVE/QemuConfig.pm assert_config_exists_on_node.
+// stopTask runs vm_stop in a task: its checks (vmStopChecks) run at the
+// worker's start under lock_config, so a stop queued behind another worker
+// sees what that worker left; a guest that is not running is left alone
+// and the task succeeds.
+// qemu-server src/PVE/API2/Qemu.pm vm_stop and vm_shutdown (the worker calls
+// src/PVE/QemuServer.pm vm_stop).
 func (s *Sim) stopTask(c *call, typ string) string {
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
 	cl := c.cluster
-	t := s.startTask(node, typ, itoa(vmid), c.user, func(*Task) error {
-		g := cl.Guests[vmid]
-		if g == nil || g.Type != QEMU || g.Node != node {
-			return errorf("unable to find configuration file for VM %d on node '%s'", vmid, node)
+	var stopping bool
+	t := s.startQemuWorker(node, typ, vmid, c.user, func(*Task) error {
+		var err error
+		stopping, err = vmStopChecks(cl, node, vmid, skiplock)
+		return err
+	}, func(*Task) error {
+		if !stopping {
+			return nil
 		}
-		return s.vmStop(cl, g, skiplock)
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
+		}
+		s.vmStop(cl, g)
+		return nil
 	})
 	return t.UPID
 }
@@ -343,16 +370,22 @@ func (s *Sim) rebootQemu(c *call) (any, error) {
 	}
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	cl := c.cluster
-	t := s.startTask(node, "qmreboot", itoa(vmid), c.user, func(*Task) error {
-		g := cl.Guests[vmid]
-		if g == nil || g.Node != node || g.Status != "running" {
-			return nil
-		}
-		// The guest goes down (pending changes apply) and qmeventd starts
-		// it again.
-		if err := s.vmStop(cl, g, false); err != nil {
+	// vm_reboot's worker, under lock_config: check_running (a guest that
+	// no longer runs is left alone), then _do_vm_stop's checks without
+	// skiplock; the guest goes down (pending changes apply) and qmeventd
+	// starts it again.
+	// qemu-server src/PVE/QemuServer.pm vm_reboot, _do_vm_stop
+	var rebooting bool
+	t := s.startQemuWorker(node, "qmreboot", vmid, c.user, func(*Task) error {
+		var err error
+		rebooting, err = vmStopChecks(cl, node, vmid, false)
+		return err
+	}, func(*Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil || !rebooting {
 			return err
 		}
+		s.vmStop(cl, g)
 		g.Status, g.Started = "running", s.now()
 		return nil
 	})
@@ -369,16 +402,26 @@ func (s *Sim) resetQemu(c *call) (any, error) {
 	}
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
 	cl := c.cluster
-	t := s.startTask(node, "qmreset", itoa(vmid), c.user, func(*Task) error {
+	// vm_reset's worker, under lock_config: load_config, the lock unless
+	// skiplock, then QMP's system_reset, which fails on a guest that no
+	// longer runs.
+	// qemu-server src/PVE/QemuServer.pm vm_reset; the text is
+	// src/PVE/QemuServer/Monitor.pm qmp_cmd ("$peer->{name} not running").
+	t := s.startQemuWorker(node, "qmreset", vmid, c.user, func(*Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
 		}
 		if !skiplock {
-			return g.CheckLock()
+			if err := g.CheckLock(); err != nil {
+				return err
+			}
+		}
+		if g.Status != "running" {
+			return errorf("VM %d not running", vmid)
 		}
 		return nil
-	})
+	}, func(*Task) error { return nil })
 	return t.UPID, nil
 }
 
@@ -416,18 +459,12 @@ func (s *Sim) suspendQemu(c *call) (any, error) {
 	}
 	node, vmid, skiplock := c.str("node"), g.VMID, c.boolParam("skiplock")
 	cl := c.cluster
-	t := s.startTask(node, typ, itoa(vmid), c.user, func(t *Task) error {
+	t := s.startQemuWorker(node, typ, vmid, c.user, func(*Task) error {
+		return vmSuspendChecks(cl, node, vmid, skiplock, toDisk)
+	}, func(t *Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
-		}
-		if !skiplock {
-			if err := g.CheckLock(); err != nil {
-				return err
-			}
-		}
-		if g.Status != "running" {
-			return errorf("VM %d not running", vmid)
 		}
 		if !toDisk {
 			g.Paused = true
@@ -436,6 +473,41 @@ func (s *Sim) suspendQemu(c *call) (any, error) {
 		return s.hibernate(cl, g, t, stateStorage)
 	})
 	return t.UPID, nil
+}
+
+// vmSuspendChecks are vm_suspend's checks under lock_config at the start
+// of the worker: load_config, the lock unless skiplock or a backup holds
+// it, no hibernation during a backup nor of a guest whose state cannot be
+// saved, then QMP on a guest that must still run. A hibernation sets the "suspending" lock before it talks to QMP and
+// leaves it behind when that fails.
+// qemu-server src/PVE/QemuServer/RunState.pm vm_suspend; the text of a
+// guest that is not running is src/PVE/QemuServer/Monitor.pm qmp_cmd.
+func vmSuspendChecks(cl *Cluster, node string, vmid int, skiplock, toDisk bool) error {
+	g, err := lookupQemu(cl, node, vmid)
+	if err != nil {
+		return err
+	}
+	backingUp := g.Lock() == "backup"
+	if !skiplock && !backingUp {
+		if err := g.CheckLock(); err != nil {
+			return err
+		}
+	}
+	if backingUp && toDisk {
+		return errorf("cannot suspend to disk during backup")
+	}
+	// qemu-server src/PVE/QemuMigrate/Helpers.pm check_non_migratable_resources
+	if err := checkNonMigratableResources(g.Config, toDisk); err != nil {
+		return err
+	}
+	if g.Status != "running" {
+		if toDisk {
+			g.Config["lock"] = "suspending"
+			cl.conf.writeConfig(g)
+		}
+		return errorf("VM %d not running", vmid)
+	}
+	return nil
 }
 
 // hibernate is vm_suspend with todisk: the RAM goes to a state volume, the
@@ -513,6 +585,11 @@ func (s *Sim) resumeQemu(c *call) (any, error) {
 		return nil, err
 	}
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
+	// vm_resume reads the "suspended" lock under lock_config, waiting for
+	// a worker that holds the flock; a failure (a timeout, a config on
+	// another node) only means it is not hibernated.
+	// qemu-server src/PVE/API2/Qemu.pm vm_resume (eval around lock_config)
+	_ = c.waitQemuFlock(vmid, configLockTimeout)
 	g := c.cluster.Guests[vmid]
 	hibernated := g != nil && g.Type == QEMU && g.Node == node && g.Lock() == "suspended"
 	if !hibernated {
@@ -521,26 +598,49 @@ func (s *Sim) resumeQemu(c *call) (any, error) {
 		}
 	}
 	cl := c.cluster
-	t := s.startTask(node, "qmresume", itoa(vmid), c.user, func(t *Task) error {
+	t := s.startQemuWorker(node, "qmresume", vmid, c.user, func(*Task) error {
 		g, err := lookupQemu(cl, node, vmid)
 		if err != nil {
 			return err
 		}
 		if hibernated {
-			return s.vmStart(cl, g, t, true)
+			return vmStartChecks(g, skiplock)
 		}
-		if g.Status == "running" && !g.Paused {
-			return nil
+		return vmResumeChecks(g, skiplock)
+	}, func(t *Task) error {
+		g, err := lookupQemu(cl, node, vmid)
+		if err != nil {
+			return err
 		}
-		if !skiplock {
-			if err := g.CheckLock(); err != nil {
-				return err
-			}
+		if hibernated {
+			return s.vmStart(cl, g, t, skiplock)
 		}
 		g.Paused = false
 		return nil
 	})
 	return t.UPID, nil
+}
+
+// vmResumeChecks are vm_resume's checks under lock_config at the start of
+// the worker: QMP's query-status on a guest that must still run, the
+// template refusal, and the lock (unless skiplock or a backup's) of a guest
+// that is paused; a guest that runs is left alone.
+// qemu-server src/PVE/QemuServer/RunState.pm vm_resume; the text of a guest
+// that is not running is src/PVE/QemuServer/Monitor.pm qmp_cmd.
+func vmResumeChecks(g *Guest, skiplock bool) error {
+	if g.Status != "running" {
+		return errorf("VM %d not running", g.VMID)
+	}
+	if g.IsTemplate() {
+		return errorf("VM %d is a template and cannot be resumed!", g.VMID)
+	}
+	if !g.Paused {
+		return nil
+	}
+	if !skiplock && g.Lock() != "backup" {
+		return g.CheckLock()
+	}
+	return nil
 }
 
 // sortedKeysOf lists a map's keys sorted.

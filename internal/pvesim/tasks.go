@@ -40,6 +40,9 @@ type Task struct {
 	waitUntil time.Time
 	locks     []flock
 	begin     func(t *Task) error
+	// beginLocksOnly releases the flocks once begin is done (see
+	// workerSpec).
+	beginLocksOnly bool
 	// failure is an injected error (FaultTaskFail) that replaces the work;
 	// undo restores what the request that started the task had changed.
 	failure string
@@ -138,6 +141,11 @@ type workerSpec struct {
 	locks []flock
 	begin func(t *Task) error
 	work  func(t *Task) error
+	// beginLocksOnly is a worker that holds its flocks for begin alone: it
+	// calls lock_config around its first step and guards the guest with a
+	// config lock after that (the snapshot workers, pve-guest-common
+	// src/PVE/AbstractConfig.pm __snapshot_prepare, snapshot_rollback).
+	beginLocksOnly bool
 }
 
 // startWorker forks a worker that runs spec. Call with the model locked.
@@ -164,7 +172,7 @@ func (s *Sim) startWorker(node, typ, id string, user identity, spec workerSpec) 
 	if s.doomTask(t) {
 		return t
 	}
-	t.locks, t.begin = spec.locks, spec.begin
+	t.locks, t.begin, t.beginLocksOnly = spec.locks, spec.begin, spec.beginLocksOnly
 	t.waiting = true
 	t.waitUntil = now.Add(maxLockTimeout(t.locks))
 	s.grantLocks(now)

@@ -122,6 +122,9 @@ func (s *Sim) grantLocks(at time.Time) {
 				s.endTask(t, at, err)
 				continue
 			}
+			if t.beginLocksOnly {
+				t.locks = nil
+			}
 			if s.opts.TaskDuration <= 0 {
 				s.finishTask(t, t.due)
 			}
@@ -134,8 +137,16 @@ func (s *Sim) grantLocks(at time.Time) {
 // with pve-common src/PVE/Tools.pm lock_file_full's timeout. It returns with the model locked and
 // settled when the flock is free. Call with the model unlocked.
 func (s *Sim) waitFlock(path string) error {
-	file := guestLockFile(path)
-	deadline := s.now().Add(configLockTimeout)
+	return s.waitFlockFile(guestLockFile(path), configLockTimeout)
+}
+
+// waitFlockFile is lock_file_full in a synchronous handler for one lock
+// file and timeout (lock_config's 10 s, create_and_lock_config's 5 s),
+// failing with its timeout text (pve-common src/PVE/Tools.pm
+// lock_file_full). It returns with the model locked and settled when the
+// flock is free. Call with the model unlocked.
+func (s *Sim) waitFlockFile(file string, timeout time.Duration) error {
+	deadline := s.now().Add(timeout)
 	for {
 		s.mu.Lock()
 		s.settleTasksLocked()
