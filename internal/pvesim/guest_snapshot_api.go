@@ -344,7 +344,7 @@ func updateSnapshotConfig(c *call, typ GuestType) error {
 	// The rest runs under lock_config, which waits for a worker holding
 	// the flock (qemu-server src/PVE/API2/Qemu.pm update_snapshot_config).
 	if typ == QEMU {
-		if err := c.waitQemuFlock(c.intParam("vmid", 0), configLockTimeout); err != nil {
+		if err := c.waitGuestFlock(QEMU, c.intParam("vmid", 0), configLockTimeout); err != nil {
 			return err
 		}
 	}

@@ -61,7 +61,7 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 	// src/PVE/AbstractConfig.pm set_lock: lock_config, 10 s, then
 	// load_config and check_lock), then create_and_lock_config for newid
 	// (5 s for its flock; pve-cluster src/PVE/Cluster.pm check_vmid_unused).
-	if err := s.ctHandlerFlock(vmid, configLockTimeout); err != nil {
+	if err := c.waitGuestFlock(LXC, vmid, configLockTimeout); err != nil {
 		return nil, err
 	}
 	src, err := loadGuest(c, LXC)
@@ -71,7 +71,7 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 	if err := src.CheckLock(); err != nil {
 		return nil, err
 	}
-	if err := s.ctHandlerFlock(newid, createLockTimeout); err != nil {
+	if err := c.waitGuestFlock(LXC, newid, createLockTimeout); err != nil {
 		return nil, err
 	}
 	if old := cl.Guests[newid]; old != nil {

@@ -70,7 +70,7 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 	req.deletes, req.reverts = splitList(deleteStr), splitList(revertStr)
 	// Everything from load_config on runs under lock_config, which waits
 	// for a worker that holds the container.
-	if err := s.ctHandlerFlock(c.intParam("vmid", 0), configLockTimeout); err != nil {
+	if err := c.waitGuestFlock(LXC, c.intParam("vmid", 0), configLockTimeout); err != nil {
 		return nil, err
 	}
 	g, err := loadGuest(c, LXC)

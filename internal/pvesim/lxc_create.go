@@ -45,7 +45,7 @@ func (s *Sim) createLXC(c *call) (any, error) {
 	// create_and_lock_config waits 5 s for the flock, then checks the vmid
 	// again under it (pve-guest-common src/PVE/AbstractConfig.pm
 	// create_and_lock_config).
-	if err := s.ctHandlerFlock(req.vmid, createLockTimeout); err != nil {
+	if err := c.waitGuestFlock(LXC, req.vmid, createLockTimeout); err != nil {
 		return nil, errorf("unable to create CT %d - %s", req.vmid, strings.TrimSuffix(asAPIError(err).message, "\n"))
 	}
 	if err := cl.AddGuest(&Guest{VMID: req.vmid, Node: req.node, Type: LXC, Config: map[string]string{"lock": "create"}}); err != nil {

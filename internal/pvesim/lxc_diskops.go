@@ -147,7 +147,7 @@ func (s *Sim) moveLXCVolume(c *call) (any, error) {
 	// $move_to_storage_checks run under lock_config in the handler and set
 	// the "disk" lock before the worker forks; the worker holds no flock
 	// for its run (pve-container src/PVE/API2/LXC.pm move_volume).
-	if err := s.ctHandlerFlock(vmid, configLockTimeout); err != nil {
+	if err := c.waitGuestFlock(LXC, vmid, configLockTimeout); err != nil {
 		return nil, err
 	}
 	g, err := loadGuest(c, LXC)

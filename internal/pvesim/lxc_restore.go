@@ -68,7 +68,7 @@ func (s *Sim) restoreLXC(c *call) (any, error) {
 		// create_and_lock_config waits 5 s for the flock, then refuses a
 		// config lock (pve-guest-common src/PVE/AbstractConfig.pm
 		// create_and_lock_config, check_lock).
-		if err := s.ctHandlerFlock(req.vmid, createLockTimeout); err != nil {
+		if err := c.waitGuestFlock(LXC, req.vmid, createLockTimeout); err != nil {
 			return nil, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
 		}
 		if err := cl.LockGuest(req.vmid, "create"); err != nil {

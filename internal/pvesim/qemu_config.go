@@ -146,7 +146,7 @@ func (s *Sim) updateQemu(c *call) error {
 	// The early checks ran without the lock; $updatefn waits for it.
 	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api ($load_and_check_config
 	// "early checks before forking/locking", then lock_config)
-	if err := c.waitQemuFlock(req.vmid, configLockTimeout); err != nil {
+	if err := c.waitGuestFlock(QEMU, req.vmid, configLockTimeout); err != nil {
 		return err
 	}
 	return s.applyUpdate(c.cluster, req)

@@ -122,7 +122,7 @@ func (s *Sim) createQemu(c *call) (any, error) {
 // check_vmid_unused; qemu-server src/PVE/API2/Qemu.pm create_vm ($emsg).
 func (c *call) createAndLockConfig(vmid int, node string, overwrite bool, emsg string) (bool, error) {
 	emsg += itoa(vmid) + " - "
-	if err := c.waitQemuFlock(vmid, qemuCreateLockTimeout); err != nil {
+	if err := c.waitGuestFlock(QEMU, vmid, createLockTimeout); err != nil {
 		return false, errorf("%s%s", emsg, strings.TrimSuffix(asAPIError(err).message, "\n"))
 	}
 	cl := c.cluster

@@ -589,7 +589,7 @@ func (s *Sim) resumeQemu(c *call) (any, error) {
 	// a worker that holds the flock; a failure (a timeout, a config on
 	// another node) only means it is not hibernated.
 	// qemu-server src/PVE/API2/Qemu.pm vm_resume (eval around lock_config)
-	_ = c.waitQemuFlock(vmid, configLockTimeout)
+	_ = c.waitGuestFlock(QEMU, vmid, configLockTimeout)
 	g := c.cluster.Guests[vmid]
 	hibernated := g != nil && g.Type == QEMU && g.Node == node && g.Lock() == "suspended"
 	if !hibernated {

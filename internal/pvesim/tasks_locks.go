@@ -132,6 +132,44 @@ func (s *Sim) grantLocks(at time.Time) {
 	}
 }
 
+// createLockTimeout is create_and_lock_config's wait for the config flock
+// in the create, restore and clone handlers' synchronous part
+// (pve-guest-common src/PVE/AbstractConfig.pm create_and_lock_config:
+// lock_config_full with 5 s).
+const createLockTimeout = 5 * time.Second
+
+// waitGuestFlock is lock_config (or lock_config_full with timeout) in the
+// middle of a synchronous handler: the handler's early checks ran without
+// the flock, the rest waits for it. While it waits, other calls and
+// workers go on, so the handler must not have changed the model before.
+// It returns with the model locked and settled, and fails with
+// lock_file_full's timeout text (pve-common src/PVE/Tools.pm
+// lock_file_full). Call with the model locked.
+func (c *call) waitGuestFlock(typ GuestType, vmid int, timeout time.Duration) error {
+	s := c.sim
+	file := GuestLockFile(typ, vmid)
+	if !s.flockHeld(file, false, nil) {
+		return nil
+	}
+	// A task failure drawn for this call belongs to it alone: keep it
+	// from the calls that run while this one waits, and take the state
+	// it undoes after the wait (the handler changed nothing before).
+	armed := s.armed
+	s.armed = nil
+	s.mu.Unlock()
+	err := s.waitFlockFile(file, timeout)
+	if err != nil {
+		// waitFlockFile returns unlocked on a timeout.
+		s.mu.Lock()
+		s.settleTasksLocked()
+	}
+	s.armed = armed
+	if armed != nil {
+		armed.before = snapshotCluster(s.cluster)
+	}
+	return err
+}
+
 // waitFlock is lock_config in a synchronous handler: while a worker holds
 // the guest's flock the call waits, and after configLockTimeout it fails
 // with pve-common src/PVE/Tools.pm lock_file_full's timeout. It returns with the model locked and
