@@ -19,10 +19,22 @@ type VMIDRange struct {
 
 // ProviderData is what the provider's Configure hands to every resource and
 // data source: one client shared by all of them, so ticket renewal and
-// connection reuse happen once per provider instance.
+// connection reuse happen once per provider instance, and what those
+// resources share to stay out of each other's way on one cluster.
 type ProviderData struct {
 	Client    *pveapi.Client
 	VMIDRange *VMIDRange
+	// GuestLocks serialises the resources' work on one guest.
+	GuestLocks *GuestLocks
+	// GuestClaims holds the guests the resources created or adopted.
+	GuestClaims *GuestClaims
+}
+
+// NewProviderData is the data of one provider configuration: client, the
+// VMID range (nil: none), and fresh guest locks and claims, which belong to
+// that configuration alone (it speaks to one cluster, whose VMIDs key them).
+func NewProviderData(client *pveapi.Client, vmidRange *VMIDRange) *ProviderData {
+	return &ProviderData{Client: client, VMIDRange: vmidRange, GuestLocks: &GuestLocks{}, GuestClaims: &GuestClaims{}}
 }
 
 // ProviderDataFrom unpacks the value given to a resource's or data source's

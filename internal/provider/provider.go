@@ -89,7 +89,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 		return
 	}
 
-	data := &fwutil.ProviderData{Client: client, VMIDRange: settings.vmidRange}
+	data := fwutil.NewProviderData(client, settings.vmidRange)
 	resp.ResourceData = data
 	resp.DataSourceData = data
 }

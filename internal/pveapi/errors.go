@@ -205,6 +205,15 @@ func IsAuth(err error) bool {
 	return ok && apiErr.StatusCode == 401
 }
 
+// IsNodeUnreachable reports pveproxy's answer when it cannot forward a
+// request to the guest's node: 595 (no route, connection refused: the node
+// is down or cut off) or 596 (the connection between the nodes broke). The
+// guest itself is then neither confirmed nor gone.
+func IsNodeUnreachable(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && (apiErr.StatusCode == 595 || apiErr.StatusCode == 596)
+}
+
 // MissingPool reports a 403 that says a pool does not exist, and names
 // the pool: a privilege cannot help there.
 func MissingPool(err error) (string, bool) {

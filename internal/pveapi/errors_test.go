@@ -224,6 +224,21 @@ func TestIsPoolNotFound(t *testing.T) {
 	}
 }
 
+// pveproxy answers 595 or 596 when it cannot reach the guest's node; the
+// other proxy statuses and a guest's own errors are not that answer.
+func TestIsNodeUnreachable(t *testing.T) {
+	t.Parallel()
+	for status, want := range map[int]bool{595: true, 596: true, 597: false, 599: false, 500: false, 503: false} {
+		err := fmt.Errorf("read config: %w", &Error{StatusCode: status, Message: "Connection timed out"})
+		if got := IsNodeUnreachable(err); got != want {
+			t.Errorf("status %d: unreachable %t, want %t", status, got, want)
+		}
+	}
+	if IsNodeUnreachable(errors.New("dial tcp: connection refused")) {
+		t.Error("a transport error is not pveproxy's answer")
+	}
+}
+
 func TestTransportErrorNamesMethodAndPath(t *testing.T) {
 	t.Parallel()
 	c, err := New(Config{Endpoint: "http://127.0.0.1:1", APIToken: testToken, RetryMax: -1})

@@ -7,7 +7,8 @@
 // one package, so a value the provider writes and a value the simulator
 // accepts are parsed and printed by the same code. Rules pinned here carry the
 // wire rule ids of the project's PVE notes (W6, W16, W19, W21, W25, W27, W30,
-// W43) in their documentation and tests.
+// W43) in their documentation and tests. RULES.md beside this file explains
+// every rule id the code cites, W1 to W49.
 //
 // Error texts that PVE itself produces are reproduced verbatim where PVE has
 // one, so the simulator can hand them on unchanged.

@@ -46,6 +46,10 @@ type API struct {
 	Kind   Kind
 	// VMIDRange bounds the VMIDs Create allocates; zero lets PVE propose.
 	VMIDRange fwutil.VMIDRange
+	// Locks and Claims are the provider configuration's, shared with the
+	// other guest resources on the same client.
+	Locks  *fwutil.GuestLocks
+	Claims *fwutil.GuestClaims
 }
 
 // Configure builds the API a resource's Configure receives. It returns
@@ -55,7 +59,7 @@ func Configure(raw any, kind Kind, diags *diag.Diagnostics) (API, bool) {
 	if pd == nil {
 		return API{}, false
 	}
-	a := API{Client: pd.Client, Kind: kind}
+	a := API{Client: pd.Client, Kind: kind, Locks: pd.GuestLocks, Claims: pd.GuestClaims}
 	if pd.VMIDRange != nil {
 		a.VMIDRange = *pd.VMIDRange
 	}

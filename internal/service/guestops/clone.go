@@ -342,152 +342,10 @@ func (a API) RemoveCloneMarker(ctx context.Context, node string, vmid int, diags
 	return true
 }
 
-// MaskUndeclared turns value, a guest read back from PVE, into what a
-// clone's state holds: only what declared (the plan, or the prior state)
-// holds. Where declared is null the result is null, and map entries
-// (slots) that declared lacks are dropped, so inherited attributes and
-// slots never plan a change. Unknown declared values (computed ones) keep
-// what PVE reports.
-func MaskUndeclared(value, declared tftypes.Value) (tftypes.Value, error) {
-	if !declared.IsKnown() || value.IsNull() || !value.IsKnown() {
-		return value, nil
-	}
-	if declared.IsNull() {
-		return tftypes.NewValue(value.Type(), nil), nil
-	}
-	switch {
-	case value.Type().Is(tftypes.Object{}), value.Type().Is(tftypes.Map{}):
-		isMap := value.Type().Is(tftypes.Map{})
-		var children, declaredChildren map[string]tftypes.Value
-		if err := value.As(&children); err != nil {
-			return value, err
-		}
-		if err := declared.As(&declaredChildren); err != nil {
-			return value, err
-		}
-		out := make(map[string]tftypes.Value, len(children))
-		for key, child := range children {
-			declaredChild, ok := declaredChildren[key]
-			if !ok {
-				if isMap {
-					continue
-				}
-				out[key] = child
-				continue
-			}
-			masked, err := MaskUndeclared(child, declaredChild)
-			if err != nil {
-				return value, err
-			}
-			out[key] = masked
-		}
-		return tftypes.NewValue(value.Type(), out), nil
-	}
-	return value, nil
-}
-
-// FillInherited is the view of a clone that config updates are computed
-// from: want (the plan or the state) with every value that neither want
-// nor prior declares taken from live, the guest as PVE reports it. An
-// update computed between two such views leaves inherited values and
-// slots alone, while what was declared and is no longer (prior holds it,
-// want not) is still removed. keepNull names the paths never filled: the
-// inherited values a clone must not keep (W15).
-func FillInherited(want, prior, live tftypes.Value, keepNull func(*tftypes.AttributePath) bool) (tftypes.Value, error) {
-	return fillInherited(tftypes.NewAttributePath(), want, prior, live, keepNull)
-}
-
-func fillInherited(at *tftypes.AttributePath, want, prior, live tftypes.Value, keepNull func(*tftypes.AttributePath) bool) (tftypes.Value, error) {
-	if !want.IsKnown() || keepNull(at) || live.IsNull() || !live.IsKnown() {
-		return want, nil
-	}
-	priorDeclared := !prior.IsNull() && prior.IsKnown()
-	if want.IsNull() && priorDeclared {
-		return want, nil
-	}
-	isObject, isMap := want.Type().Is(tftypes.Object{}), want.Type().Is(tftypes.Map{})
-	if !isObject && !isMap {
-		if want.IsNull() {
-			return live, nil
-		}
-		return want, nil
-	}
-	var wants, priors, lives map[string]tftypes.Value
-	if !want.IsNull() {
-		if err := want.As(&wants); err != nil {
-			return want, err
-		}
-	}
-	if priorDeclared {
-		if err := prior.As(&priors); err != nil {
-			return want, err
-		}
-	}
-	if err := live.As(&lives); err != nil {
-		return want, err
-	}
-	out := map[string]tftypes.Value{}
-	for key, liveChild := range lives {
-		wantChild, wanted := wants[key]
-		priorChild, hadPrior := priors[key]
-		if isMap && !wanted && hadPrior {
-			// Declared before and dropped since: removed, not inherited.
-			continue
-		}
-		if !wanted {
-			wantChild = tftypes.NewValue(liveChild.Type(), nil)
-		}
-		if !hadPrior {
-			priorChild = tftypes.NewValue(liveChild.Type(), nil)
-		}
-		childPath := at.WithAttributeName(key)
-		if isMap {
-			childPath = at.WithElementKeyString(key)
-		}
-		filled, err := fillInherited(childPath, wantChild, priorChild, liveChild, keepNull)
-		if err != nil {
-			return want, err
-		}
-		if isMap && filled.IsNull() {
-			continue
-		}
-		out[key] = filled
-	}
-	for key, wantChild := range wants {
-		if _, seen := out[key]; !seen {
-			out[key] = wantChild
-		}
-	}
-	if isMap && want.IsNull() && len(out) == 0 {
-		return want, nil
-	}
-	if isObject {
-		for key, liveChild := range lives {
-			if _, ok := out[key]; !ok {
-				out[key] = tftypes.NewValue(liveChild.Type(), nil)
-			}
-		}
-		// Nothing inherited below an undeclared object: it stays null.
-		if want.IsNull() && allNullValues(out) {
-			return want, nil
-		}
-	}
-	return tftypes.NewValue(want.Type(), out), nil
-}
-
-func allNullValues(values map[string]tftypes.Value) bool {
-	for _, v := range values {
-		if !v.IsNull() {
-			return false
-		}
-	}
-	return true
-}
-
 // MaskCloneState keeps in a clone's state only what declared holds (see
-// MaskUndeclared).
+// fwutil.MaskUndeclared).
 func MaskCloneState(state *tfsdk.State, declared tftypes.Value, diags *diag.Diagnostics) {
-	masked, err := MaskUndeclared(state.Raw, declared)
+	masked, err := fwutil.MaskUndeclared(state.Raw, declared)
 	if err != nil {
 		diags.AddError("Unable To Record Clone State", err.Error())
 		return
@@ -497,7 +355,7 @@ func MaskCloneState(state *tfsdk.State, declared tftypes.Value, diags *diag.Diag
 
 // CloneView converts want, prior (nil: nothing declared before) and
 // inherited (the guest as PVE reports it) to Terraform values of sch,
-// fills want with FillInherited and converts the result back.
+// fills want with fwutil.FillInherited and converts the result back.
 func CloneView[M any](ctx context.Context, sch schema.Schema, prior, want, inherited *M, keepNull func(*tftypes.AttributePath) bool) (*M, error) {
 	raw := func(m *M) (tftypes.Value, error) {
 		if m == nil {
@@ -521,7 +379,7 @@ func CloneView[M any](ctx context.Context, sch schema.Schema, prior, want, inher
 	if err != nil {
 		return nil, err
 	}
-	filled, err := FillInherited(wantRaw, priorRaw, liveRaw, keepNull)
+	filled, err := fwutil.FillInherited(wantRaw, priorRaw, liveRaw, keepNull)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -76,7 +77,7 @@ func driverState(t *testing.T, m driverModel) tfsdk.State {
 func TestDriverDeleteRefusesProtectedGuest(t *testing.T) {
 	t.Parallel()
 	hooks := &recordingHooks{}
-	d := Driver[driverModel]{API: API{Client: &pveapi.Client{}, Kind: Container}, Hooks: hooks}
+	d := Driver[driverModel]{API: API{Client: &pveapi.Client{}, Kind: Container, Locks: &fwutil.GuestLocks{}}, Hooks: hooks}
 	state := driverState(t, driverModel{Node: types.StringValue("pve1"), VMID: types.Int64Value(300), Protection: types.BoolValue(true)})
 	resp := &resource.DeleteResponse{State: state}
 	d.Delete(context.Background(), resource.DeleteRequest{State: state}, resp)
@@ -98,7 +99,7 @@ func TestDriverDeleteRefusesProtectedGuest(t *testing.T) {
 func TestDriverUpdateWaitsForTheGuestLockW10(t *testing.T) {
 	t.Parallel()
 	hooks := &recordingHooks{}
-	api := API{Client: &pveapi.Client{}, Kind: Container}
+	api := API{Client: &pveapi.Client{}, Kind: Container, Locks: &fwutil.GuestLocks{}}
 	d := Driver[driverModel]{API: api, Hooks: hooks}
 	unlock, err := api.LockGuest(context.Background(), 301)
 	if err != nil {

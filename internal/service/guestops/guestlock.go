@@ -3,63 +3,15 @@ package guestops
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-
-	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
-
-// guestLocks serialises this provider process's work on one guest, keyed
-// by VMID (unique in a cluster): Terraform runs resources in parallel, and
-// several of them may act on one guest, as the clones of one source do.
-// Different guests never wait for each other.
-type guestLocks struct {
-	mu   sync.Mutex
-	held map[int]chan struct{}
-}
-
-// slot returns the one-place channel that stands for vmid's lock.
-func (l *guestLocks) slot(vmid int) chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ch, ok := l.held[vmid]
-	if !ok {
-		ch = make(chan struct{}, 1)
-		l.held[vmid] = ch
-	}
-	return ch
-}
-
-// lock waits until vmid is free or ctx ends; the returned func releases it.
-func (l *guestLocks) lock(ctx context.Context, vmid int) (func(), error) {
-	ch := l.slot(vmid)
-	select {
-	case ch <- struct{}{}:
-		var once sync.Once
-		return func() { once.Do(func() { <-ch }) }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// locksByClient holds one guestLocks per configured client: one provider
-// configuration talks to one cluster, whose VMIDs the locks are keyed by.
-var locksByClient sync.Map // *pveapi.Client -> *guestLocks
-
-func locksFor(client *pveapi.Client) *guestLocks {
-	if l, ok := locksByClient.Load(client); ok {
-		return l.(*guestLocks)
-	}
-	l, _ := locksByClient.LoadOrStore(client, &guestLocks{held: map[int]chan struct{}{}})
-	return l.(*guestLocks)
-}
 
 // LockGuest waits until no other resource of this provider works on vmid
 // and holds it until the returned func is called; it fails only when ctx
 // ends first.
 func (a API) LockGuest(ctx context.Context, vmid int) (unlock func(), err error) {
-	return locksFor(a.Client).lock(ctx, vmid)
+	return a.Locks.Lock(ctx, vmid)
 }
 
 // HoldGuest is LockGuest for a resource operation (an update or a

@@ -53,7 +53,7 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 	if pveapi.IsNotFound(err) {
 		return Live{}, false
 	}
-	if nodeUnreachable(err) {
+	if pveapi.IsNodeUnreachable(err) {
 		return a.unreachable(node, vmid, err, diags), false
 	}
 	if err != nil {
@@ -64,7 +64,7 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 	if pveapi.IsNotFound(err) {
 		return Live{}, false
 	}
-	if nodeUnreachable(err) {
+	if pveapi.IsNodeUnreachable(err) {
 		return a.unreachable(node, vmid, err, diags), false
 	}
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -149,20 +148,10 @@ func MarkerLine(config pveapi.GuestConfig, fallback string) string {
 	return fallback
 }
 
-// claimKey is a guest one client created or adopted.
-type claimKey struct {
-	client *pveapi.Client
-	vmid   int
-}
-
-// claimed holds the guests this process created or adopted. Two resources
-// of one apply may plan the same name: the marker of the guest the first
-// one is still creating must not lead the second to adopt it too.
-var claimed sync.Map
-
+// claim records vmid as created or adopted by this resource; false means
+// another resource of this provider configuration took it first.
 func (a API) claim(vmid int) bool {
-	_, taken := claimed.LoadOrStore(claimKey{a.Client, vmid}, true)
-	return !taken
+	return a.Claims.Claim(vmid)
 }
 
 // halfMadeOf tells whether config is a guest an earlier apply left

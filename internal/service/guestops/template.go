@@ -131,7 +131,7 @@ func (s shapes) narrow(ctx context.Context, raw tftypes.Value, diags *diag.Diagn
 }
 
 func reshapeOrReport(raw tftypes.Value, to tftypes.Type, diags *diag.Diagnostics) tftypes.Value {
-	out, err := Reshape(raw, to)
+	out, err := fwutil.Reshape(raw, to)
 	if err != nil {
 		diags.AddError("Internal Error: Unable To Map Template Values", err.Error())
 	}
@@ -327,83 +327,6 @@ func (t *TemplateResource) ImportState(ctx context.Context, req resource.ImportS
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)
-}
-
-// Reshape gives v the type to: object attributes missing from v are null,
-// attributes that to lacks are dropped, collections and nested objects are
-// reshaped element by element; unknown and null stay unknown and null.
-func Reshape(v tftypes.Value, to tftypes.Type) (tftypes.Value, error) {
-	if v.IsNull() {
-		return tftypes.NewValue(to, nil), nil
-	}
-	if !v.IsKnown() {
-		return tftypes.NewValue(to, tftypes.UnknownValue), nil
-	}
-	switch t := to.(type) {
-	case tftypes.Object:
-		var attrs map[string]tftypes.Value
-		if err := v.As(&attrs); err != nil {
-			return tftypes.Value{}, err
-		}
-		out := make(map[string]tftypes.Value, len(t.AttributeTypes))
-		for name, at := range t.AttributeTypes {
-			src, ok := attrs[name]
-			if !ok {
-				out[name] = tftypes.NewValue(at, nil)
-				continue
-			}
-			r, err := Reshape(src, at)
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", name, err)
-			}
-			out[name] = r
-		}
-		return tftypes.NewValue(t, out), nil
-	case tftypes.Map:
-		var elems map[string]tftypes.Value
-		if err := v.As(&elems); err != nil {
-			return tftypes.Value{}, err
-		}
-		out := make(map[string]tftypes.Value, len(elems))
-		for key, e := range elems {
-			r, err := Reshape(e, t.ElementType)
-			if err != nil {
-				return tftypes.Value{}, fmt.Errorf("%s: %w", key, err)
-			}
-			out[key] = r
-		}
-		return tftypes.NewValue(t, out), nil
-	case tftypes.List:
-		out, err := reshapeElements(v, t.ElementType)
-		if err != nil {
-			return tftypes.Value{}, err
-		}
-		return tftypes.NewValue(t, out), nil
-	case tftypes.Set:
-		out, err := reshapeElements(v, t.ElementType)
-		if err != nil {
-			return tftypes.Value{}, err
-		}
-		return tftypes.NewValue(t, out), nil
-	default:
-		return v, nil
-	}
-}
-
-func reshapeElements(v tftypes.Value, elem tftypes.Type) ([]tftypes.Value, error) {
-	var elems []tftypes.Value
-	if err := v.As(&elems); err != nil {
-		return nil, err
-	}
-	out := make([]tftypes.Value, len(elems))
-	for i, e := range elems {
-		r, err := Reshape(e, elem)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = r
-	}
-	return out, nil
 }
 
 // wrongTemplateKind is the import error for a template imported as a
