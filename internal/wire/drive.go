@@ -52,9 +52,6 @@ const (
 const cloudInitVolname = "cloudinit"
 
 var (
-	// storageIDPattern is PVE's pve-storage-id, case-insensitive as in
-	// pve-volume-id.
-	storageIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]$`)
 	// createSizePattern is the size part of PVE's NEW_DISK_RE.
 	createSizePattern = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
 	// cloudInitVolnamePattern follows qemu-server's drive_is_cloudinit, which
@@ -105,7 +102,7 @@ func parseDriveFile(file string) (Drive, error) {
 		return Drive{File: file}, nil
 	}
 	storage, volname, ok := strings.Cut(file, ":")
-	if !ok || !storageIDPattern.MatchString(storage) || volname == "" || strings.Contains(volname, "\n") {
+	if !ok || !IsStorageID(storage) || volname == "" || strings.Contains(volname, "\n") {
 		return Drive{}, fmt.Errorf("unable to parse volume ID '%s'", file)
 	}
 	if createSizePattern.MatchString(volname) {
@@ -229,7 +226,7 @@ func (d Drive) format() (string, error) {
 	if d.File != "" && d.Storage != "" {
 		return "", fmt.Errorf("drive sets both file %q and storage %q", d.File, d.Storage)
 	}
-	if d.Storage != "" && !storageIDPattern.MatchString(d.Storage) {
+	if d.Storage != "" && !IsStorageID(d.Storage) {
 		return "", fmt.Errorf("invalid storage ID %q", d.Storage)
 	}
 	if _, ok := d.Options[driveFileKey]; ok {
