@@ -172,4 +172,4 @@ func sameNIC(a, b string) bool {
 	return maps.EqualFunc(pa, pb, func(x, y string) bool { return strings.EqualFold(x, y) && (x == y || isMAC(x)) })
 }
 
-func isMAC(s string) bool { return guestops.MACPattern.MatchString(s) }
+func isMAC(s string) bool { return wire.IsMACAddress(s) }

@@ -47,7 +47,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Storage for PVE's cloud-init drive; it must carry `images` content. Left out, the VM has no cloud-init drive.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"slot": schema.StringAttribute{
 				MarkdownDescription: "Slot of PVE's cloud-init drive. Defaults to `ide2`. The drive is created only into an empty slot. " +
@@ -125,7 +125,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 			"seed_storage": schema.StringAttribute{
 				MarkdownDescription: "Storage with `iso` content for the seed ISO; needed with `user_data`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"seed_slot": schema.StringAttribute{
 				MarkdownDescription: "Slot of the seed ISO's CD-ROM. Defaults to `ide3`.",

@@ -19,6 +19,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Formats of PVE's schema that the attributes check at plan time.
@@ -49,7 +50,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"name": schema.StringAttribute{
 				MarkdownDescription: "VM name, a DNS name (letters, digits, `-`, dots between labels).",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
+				Validators:          []validator.String{fwutil.Format(wire.IsDNSName, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
 			},
 			"bios": schema.StringAttribute{
 				MarkdownDescription: "Firmware: `seabios` or `ovmf` (UEFI).",
@@ -162,7 +163,7 @@ func disksSchema() schema.MapNestedAttribute {
 				"storage": schema.StringAttribute{
 					MarkdownDescription: "Storage of the volume. Changing it moves the disk with its data (a new volume id).",
 					Required:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+					Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 				},
 				"size": schema.StringAttribute{
 					MarkdownDescription: "Size: a number is GiB (`32`), or give a unit (`\"512M\"`, `\"1.5T\"`). Grows in place; shrinking is refused. " +
@@ -246,14 +247,14 @@ func networkSchema() schema.MapNestedAttribute {
 				"bridge": schema.StringAttribute{
 					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
 					Optional:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.BridgePattern, "must be a bridge name such as vmbr0")},
+					Validators:          []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
 				},
 				"mac_address": schema.StringAttribute{
 					MarkdownDescription: "MAC address. PVE generates one when left out; it is kept for the life of the device.",
 					Optional:            true,
 					Computed:            true,
 					PlanModifiers:       []planmodifier.String{guestops.MACFollowsState()},
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.MACPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
+					Validators:          []validator.String{fwutil.Format(wire.IsMACAddress, "must be a MAC address such as BC:24:11:2A:3B:4C")},
 				},
 				"vlan_tag":  schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
 				"firewall":  schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},
