@@ -29,7 +29,7 @@ import (
 // time.
 var (
 	// A template archive on a storage: STORAGE:vztmpl/FILE.
-	osTemplatePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:vztmpl/[^,\s=/]+$`)
+	osTemplatePattern = regexp.MustCompile(`^` + wire.StorageIDExpr + `:vztmpl/[^,\s=/]+$`)
 	hostPathPattern   = regexp.MustCompile(`^/[^,\s=]*$`)
 	guestPathPattern  = regexp.MustCompile(`^/[^,\s=]*$`)
 	nicNamePattern    = regexp.MustCompile(`^[-_.\w]+$`)
@@ -218,7 +218,7 @@ func mountPointsSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(mountSlotPattern, "must be a mount point slot: mp0-mp255")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsMountPointSlot, "must be a mount point slot: mp0-mp255")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -287,7 +287,7 @@ func networkSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(netSlotPattern, "must be a network slot: net0-net31")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsNetSlot, "must be a network slot: net0-net31")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{

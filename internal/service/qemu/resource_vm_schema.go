@@ -3,6 +3,7 @@ package qemu
 import (
 	"context"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -26,12 +27,25 @@ import (
 var (
 	// A volume on a storage (not a create form: the volume name has a
 	// character other than digits and dots) or an absolute path.
-	importSourcePattern = regexp.MustCompile(`^(?:[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*|/[^,\s=]+)$`)
-	cdromFilePattern    = regexp.MustCompile(`^(?:none|cdrom|[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*)$`)
+	importSourcePattern = regexp.MustCompile(`^(?:` + wire.StorageIDExpr + `:[^,\s=]*[^0-9.,\s=][^,\s=]*|/[^,\s=]+)$`)
+	cdromFilePattern    = regexp.MustCompile(`^(?:none|cdrom|` + wire.StorageIDExpr + `:[^,\s=]*[^0-9.,\s=][^,\s=]*)$`)
 	machinePattern      = regexp.MustCompile(`^(?:pc|q35|virt|pc-(?:i440fx|q35)-\d+(?:\.\d+)+(?:\+pve\d+)?|virt-\d+(?:\.\d+)+(?:\+pve\d+)?)(?:\.pxe)?(?:,[a-z0-9-]+=[^,=\s]+)*$`)
 	cpuTypePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	bootDevicePattern   = regexp.MustCompile(`^(?:ide[0-3]|sata[0-5]|scsi(?:[12]?[0-9]|30)|virtio(?:[0-9]|1[0-5])|net(?:[12]?[0-9]|3[01])|hostpci\d+|usb\d+)$`)
 )
+
+// isBootDevice reports whether key may appear in the boot order
+// (qemu-server src/PVE/QemuServer.pm, verify_bootdev): a disk or CD-ROM
+// slot on one of the four buses, a NIC, or a hostpciN or usbN device. The
+// hostpci and usb indexes are left for PVE to check.
+func isBootDevice(key string) bool {
+	return wire.IsDataDiskSlot(key) || wire.IsNetSlot(key) || isNumbered(key, "hostpci") || isNumbered(key, "usb")
+}
+
+// isNumbered reports whether key is prefix followed by one or more digits.
+func isNumbered(key, prefix string) bool {
+	digits, ok := strings.CutPrefix(key, prefix)
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
 
 var osTypes = []string{"other", "wxp", "w2k", "w2k3", "w2k8", "wvista", "win7", "win8", "win10", "win11", "l24", "l26", "solaris"}
 
@@ -81,7 +95,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(bootDevicePattern, "must be a disk, CD-ROM or network slot such as scsi0, ide2 or net0")),
+					listvalidator.ValueStringsAre(fwutil.Format(isBootDevice, "must be a disk, CD-ROM or network slot such as scsi0, ide2 or net0")),
 				},
 			},
 			"cpu":     cpuSchema(),
@@ -156,7 +170,7 @@ func disksSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(diskSlotPattern, "must be a disk slot: scsi0-scsi30, virtio0-virtio15, sata0-sata5 or ide0-ide3")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsDataDiskSlot, "must be a disk slot: scsi0-scsi30, virtio0-virtio15, sata0-sata5 or ide0-ide3")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -213,7 +227,7 @@ func cdromsSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(cdromSlotPattern, "must be a CD-ROM slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsCDROMSlot, "must be a CD-ROM slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -233,7 +247,7 @@ func networkSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(netSlotPattern, "must be a network slot: net0-net31")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsNetSlot, "must be a network slot: net0-net31")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{

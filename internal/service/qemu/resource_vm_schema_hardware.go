@@ -99,7 +99,7 @@ func pciDevicesSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(pciSlotPattern, "must be a PCI slot: hostpci0-hostpci15")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsHostPCISlot, "must be a PCI slot: hostpci0-hostpci15")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
