@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -53,12 +52,12 @@ const cloudInitVolname = "cloudinit"
 
 var (
 	// createSizePattern is the size part of PVE's NEW_DISK_RE.
-	createSizePattern = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	createSizePattern = lazyPattern(`^\d+(?:\.\d+)?$`)
 	// cloudInitVolnamePattern follows qemu-server's drive_is_cloudinit, which
 	// matches vm-ID-cloudinit and the bare allocation name; base-ID-cloudinit
 	// is accepted too so a template's cloud-init volume is never mistaken
 	// for a data disk.
-	cloudInitVolnamePattern = regexp.MustCompile(
+	cloudInitVolnamePattern = lazyPattern(
 		`(?:^|/)(?:(?:vm|base)-\d+-)?cloudinit(?:\.(?:raw|cow|qcow|qcow2|qed|vmdk|cloop))?$`)
 )
 
@@ -105,7 +104,7 @@ func parseDriveFile(file string) (Drive, error) {
 	if !ok || !IsStorageID(storage) || volname == "" || strings.Contains(volname, "\n") {
 		return Drive{}, fmt.Errorf("unable to parse volume ID '%s'", file)
 	}
-	if createSizePattern.MatchString(volname) {
+	if createSizePattern().MatchString(volname) {
 		size, err := strconv.ParseFloat(volname, 64)
 		if err != nil {
 			return Drive{}, fmt.Errorf("size of %q is out of range", file)
@@ -142,7 +141,7 @@ func (d Drive) IsCloudInit() bool {
 // under a directory and with an image extension ("100/vm-100-cloudinit.qcow2"),
 // or the allocation name "cloudinit" itself (W27).
 func IsCloudInitVolume(volname string) bool {
-	return cloudInitVolnamePattern.MatchString(volname)
+	return cloudInitVolnamePattern().MatchString(volname)
 }
 
 // IsCDROM reports whether d is a CD-ROM drive: media=cdrom, or a "none" or
