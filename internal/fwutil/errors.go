@@ -11,6 +11,11 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
+// UnmanagedSummary is the title of the warning an import gives when the
+// imported object has settings no attribute represents: a guest's config
+// keys, a pool's storage members.
+const UnmanagedSummary = "Settings Not Managed By The Configuration"
+
 // AddAPIError turns an error from the PVE client into one diagnostic. The
 // summary says what the provider was doing, in Title Case ("Unable To Create
 // Pool"); the detail carries what PVE said, the task log tail when a task

@@ -18,15 +18,10 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var osGetenv = os.Getenv
-
-// Lowest and highest VMID PVE accepts (format pve-vmid).
-const (
-	minVMID = 100
-	maxVMID = 999999999
-)
 
 // envNames lists, per setting, the environment variables read when the
 // configuration leaves it out: our own name first, then the spelling users
@@ -97,12 +92,12 @@ func providerSchema() schema.Schema {
 					"min": schema.Int64Attribute{
 						MarkdownDescription: "Lowest VMID to allocate (at least 100).",
 						Required:            true,
-						Validators:          []validator.Int64{int64validator.Between(minVMID, maxVMID)},
+						Validators:          []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 					},
 					"max": schema.Int64Attribute{
 						MarkdownDescription: "Highest VMID to allocate (at most 999999999).",
 						Required:            true,
-						Validators:          []validator.Int64{int64validator.Between(minVMID, maxVMID)},
+						Validators:          []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 					},
 				},
 			},

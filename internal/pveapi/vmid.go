@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"sync"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
-// VMID bounds of PVE's pve-vmid format.
+// VMID bounds of PVE's pve-vmid format, defined in wire.
 const (
-	MinVMID = 100
-	MaxVMID = 999999999
+	MinVMID = wire.MinVMID
+	MaxVMID = wire.MaxVMID
 )
 
 // vmidReservations holds the VMIDs this client has handed out, so guests

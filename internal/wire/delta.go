@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -14,7 +13,7 @@ const deleteParam = "delete"
 
 // configIDPattern is PVE's pve-configid format, which names config keys and
 // the items of a delete list.
-var configIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]+$`)
+var configIDPattern = lazyPattern(`^[a-zA-Z][a-zA-Z0-9_-]+$`)
 
 // ConfigDelta is one guest config update: keys to set and keys to delete.
 // The two are disjoint by construction (W16: PVE refuses a request that sets
@@ -139,7 +138,7 @@ func checkConfigKey(key string) error {
 	if key == deleteParam {
 		return fmt.Errorf("config key %q collides with the delete list", key)
 	}
-	if !configIDPattern.MatchString(key) {
+	if !configIDPattern().MatchString(key) {
 		return fmt.Errorf("invalid configuration ID '%s'", key)
 	}
 	return nil

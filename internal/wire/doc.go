@@ -1,7 +1,9 @@
 // Package wire holds the grammar of Proxmox VE's API values and the small
 // rules around them, with no I/O: property strings, booleans, the urlencoded
 // sshkeys value, tag lists, disk sizes, drive strings (create form versus live
-// form) and the config delta (set map plus delete list).
+// form), the config delta (set map plus delete list), and PVE's named formats
+// and slot ranges (formats.go, slots.go) that validators and models check
+// values against.
 //
 // The API client, the provider and the simulator all speak PVE through this
 // one package, so a value the provider writes and a value the simulator

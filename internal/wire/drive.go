@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -52,16 +51,13 @@ const (
 const cloudInitVolname = "cloudinit"
 
 var (
-	// storageIDPattern is PVE's pve-storage-id, case-insensitive as in
-	// pve-volume-id.
-	storageIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]$`)
 	// createSizePattern is the size part of PVE's NEW_DISK_RE.
-	createSizePattern = regexp.MustCompile(`^\d+(?:\.\d+)?$`)
+	createSizePattern = lazyPattern(`^\d+(?:\.\d+)?$`)
 	// cloudInitVolnamePattern follows qemu-server's drive_is_cloudinit, which
 	// matches vm-ID-cloudinit and the bare allocation name; base-ID-cloudinit
 	// is accepted too so a template's cloud-init volume is never mistaken
 	// for a data disk.
-	cloudInitVolnamePattern = regexp.MustCompile(
+	cloudInitVolnamePattern = lazyPattern(
 		`(?:^|/)(?:(?:vm|base)-\d+-)?cloudinit(?:\.(?:raw|cow|qcow|qcow2|qed|vmdk|cloop))?$`)
 )
 
@@ -105,10 +101,10 @@ func parseDriveFile(file string) (Drive, error) {
 		return Drive{File: file}, nil
 	}
 	storage, volname, ok := strings.Cut(file, ":")
-	if !ok || !storageIDPattern.MatchString(storage) || volname == "" || strings.Contains(volname, "\n") {
+	if !ok || !IsStorageID(storage) || volname == "" || strings.Contains(volname, "\n") {
 		return Drive{}, fmt.Errorf("unable to parse volume ID '%s'", file)
 	}
-	if createSizePattern.MatchString(volname) {
+	if createSizePattern().MatchString(volname) {
 		size, err := strconv.ParseFloat(volname, 64)
 		if err != nil {
 			return Drive{}, fmt.Errorf("size of %q is out of range", file)
@@ -145,7 +141,7 @@ func (d Drive) IsCloudInit() bool {
 // under a directory and with an image extension ("100/vm-100-cloudinit.qcow2"),
 // or the allocation name "cloudinit" itself (W27).
 func IsCloudInitVolume(volname string) bool {
-	return cloudInitVolnamePattern.MatchString(volname)
+	return cloudInitVolnamePattern().MatchString(volname)
 }
 
 // IsCDROM reports whether d is a CD-ROM drive: media=cdrom, or a "none" or
@@ -229,7 +225,7 @@ func (d Drive) format() (string, error) {
 	if d.File != "" && d.Storage != "" {
 		return "", fmt.Errorf("drive sets both file %q and storage %q", d.File, d.Storage)
 	}
-	if d.Storage != "" && !storageIDPattern.MatchString(d.Storage) {
+	if d.Storage != "" && !IsStorageID(d.Storage) {
 		return "", fmt.Errorf("invalid storage ID %q", d.Storage)
 	}
 	if _, ok := d.Options[driveFileKey]; ok {

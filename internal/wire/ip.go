@@ -2,7 +2,6 @@ package wire
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -29,11 +28,13 @@ const (
 		`(?:(?:(?:(?:` + ipv6H16 + `:){0,6}` + ipv6H16 + `)?::)))`
 )
 
+// The IPv6 grammar is large, so the patterns compile on first use rather
+// than at every provider start.
 var (
-	ipv4Pattern     = regexp.MustCompile(`^` + ipv4RE + `$`)
-	ipv6Pattern     = regexp.MustCompile(`^` + ipv6RE + `$`)
-	ipv4CIDRPattern = regexp.MustCompile(`^` + ipv4RE + `/(\d+)$`)
-	ipv6CIDRPattern = regexp.MustCompile(`^` + ipv6RE + `/(\d+)$`)
+	ipv4Pattern     = lazyPattern(`^` + ipv4RE + `$`)
+	ipv6Pattern     = lazyPattern(`^` + ipv6RE + `$`)
+	ipv4CIDRPattern = lazyPattern(`^` + ipv4RE + `/(\d+)$`)
+	ipv6CIDRPattern = lazyPattern(`^` + ipv6RE + `/(\d+)$`)
 )
 
 // IPFamily is an address family of PVE's network settings: the ip/gw or
@@ -60,7 +61,7 @@ func (f IPFamily) CheckAddress(s string) error {
 	if f == IPv6 {
 		pattern, name = ipv6Pattern, "IPv6"
 	}
-	if !pattern.MatchString(s) {
+	if !pattern().MatchString(s) {
 		return fmt.Errorf("%q is not an %s address", s, name)
 	}
 	return nil
@@ -87,7 +88,7 @@ func (f IPFamily) CheckConfig(s string) error {
 	if f.CheckAddress(address) != nil {
 		return fmt.Errorf("%q in %q is not an %s address", address, s, name)
 	}
-	m := pattern.FindStringSubmatch(s)
+	m := pattern().FindStringSubmatch(s)
 	n, err := 0, error(nil)
 	if m != nil {
 		n, err = strconv.Atoi(m[1])

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -19,7 +18,7 @@ const (
 
 // diskSizePattern is PVE's disk-size format: a decimal number with an
 // optional unit K, M, G or T, also spelled KiB, MiB, GiB or TiB.
-var diskSizePattern = regexp.MustCompile(`^(\d+(?:\.\d+)?)(?:([KMGT])(?:iB)?)?$`)
+var diskSizePattern = lazyPattern(`^(\d+(?:\.\d+)?)(?:([KMGT])(?:iB)?)?$`)
 
 var unitBytes = map[string]int64{"": 1, "K": KiB, "M": MiB, "G": GiB, "T": TiB}
 
@@ -33,7 +32,7 @@ var unitBytes = map[string]int64{"": 1, "K": KiB, "M": MiB, "G": GiB, "T": TiB}
 // fraction beyond a double's precision reads as PVE reads it
 // ("0.99999999999999999999K" is 1024 bytes).
 func ParseSize(s string) (int64, error) {
-	match := diskSizePattern.FindStringSubmatch(s)
+	match := diskSizePattern().FindStringSubmatch(s)
 	if match == nil {
 		return 0, fmt.Errorf("value does not look like a valid disk size: %s", s)
 	}

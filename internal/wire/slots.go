@@ -3,7 +3,9 @@ package wire
 import "strconv"
 
 // diskBuses lists qemu's drive buses in PVE's own order (the order PVE scans
-// when it picks a boot disk) with their slot counts.
+// when it picks a boot disk) with their slot counts: $MAX_IDE_DISKS,
+// $MAX_SCSI_DISKS, $MAX_VIRTIO_DISKS and $MAX_SATA_DISKS in qemu-server
+// src/PVE/QemuServer/Drive.pm.
 var diskBuses = []struct {
 	prefix string
 	count  int
@@ -16,8 +18,28 @@ var diskBuses = []struct {
 	{"tpmstate", 1},
 }
 
-// maxUnusedSlots is PVE's number of unusedN keys (unused0..unused255).
-const maxUnusedSlots = 256
+// Slot counts of PVE's numbered config keys: key N exists for 0 <= N < count.
+const (
+	// maxUnusedSlots is the number of unusedN keys (unused0..unused255):
+	// $MAX_UNUSED_DISKS in qemu-server src/PVE/QemuServer/Drive.pm and in
+	// pve-container src/PVE/LXC/Config.pm.
+	maxUnusedSlots = 256
+	// NetSlots is the number of netN keys (net0..net31) of a VM and of a
+	// container: $MAX_NETS in qemu-server src/PVE/QemuServer.pm and
+	// $MAX_LXC_NETWORKS in pve-container src/PVE/LXC/Config.pm.
+	NetSlots = 32
+	// IPConfigSlots is the number of a VM's ipconfigN keys
+	// (ipconfig0..ipconfig31): qemu-server src/PVE/QemuServer.pm defines one
+	// per netN ($MAX_NETS).
+	IPConfigSlots = NetSlots
+	// MountPointSlots is the number of a container's mpN keys (mp0..mp255):
+	// $MAX_MOUNT_POINTS in pve-container src/PVE/LXC/Config.pm.
+	MountPointSlots = 256
+	// HostPCISlots is the number of a VM's hostpciN keys
+	// (hostpci0..hostpci15): $MAX_HOSTPCI_DEVICES in qemu-server
+	// src/PVE/QemuServer/PCI.pm.
+	HostPCISlots = 16
+)
 
 // SlotIndex returns N for a key "<prefix>N" ("scsi3", "scsi" gives 3). N must
 // be written as PVE writes it: decimal digits without a leading zero.
@@ -60,11 +82,46 @@ func DiskSlot(key string) (bus string, index int, ok bool) {
 	return "", 0, false
 }
 
+// IsDataDiskSlot reports whether key is a drive slot on one of the four disk
+// buses: ide0-3, sata0-5, scsi0-30 or virtio0-15 (not efidisk0, tpmstate0
+// or unusedN).
+func IsDataDiskSlot(key string) bool {
+	bus, _, ok := DiskSlot(key)
+	return ok && bus != "efidisk" && bus != "tpmstate"
+}
+
+// IsCDROMSlot reports whether key is a drive slot that can hold a CD-ROM:
+// ide0-3, sata0-5 or scsi0-30. qemu-server has no virtio CD-ROM.
+func IsCDROMSlot(key string) bool {
+	bus, _, ok := DiskSlot(key)
+	return ok && (bus == "ide" || bus == "sata" || bus == "scsi")
+}
+
+// IsNetSlot reports whether key is net0..net31, a VM's or a container's
+// network device.
+func IsNetSlot(key string) bool { return isSlot(key, "net", NetSlots) }
+
+// IsIPConfigSlot reports whether key is ipconfig0..ipconfig31, a VM's
+// cloud-init network settings.
+func IsIPConfigSlot(key string) bool { return isSlot(key, "ipconfig", IPConfigSlots) }
+
+// IsMountPointSlot reports whether key is mp0..mp255, a container's mount
+// point.
+func IsMountPointSlot(key string) bool { return isSlot(key, "mp", MountPointSlots) }
+
+// IsHostPCISlot reports whether key is hostpci0..hostpci15, a VM's PCI
+// passthrough device.
+func IsHostPCISlot(key string) bool { return isSlot(key, "hostpci", HostPCISlots) }
+
+func isSlot(key, prefix string, count int) bool {
+	i, ok := SlotIndex(key, prefix)
+	return ok && i < count
+}
+
 // IsUnusedSlot reports whether key is unused0..unused255, where PVE keeps
 // detached volumes (W24).
 func IsUnusedSlot(key string) bool {
-	i, ok := SlotIndex(key, "unused")
-	return ok && i < maxUnusedSlots
+	return isSlot(key, "unused", maxUnusedSlots)
 }
 
 // DiskSlotKeys returns every qemu drive slot key in PVE's order: ide, scsi,

@@ -108,3 +108,43 @@ func FuzzDiskSlot(f *testing.F) {
 		}
 	})
 }
+
+// TestSlotRanges checks each numbered slot family against its range written
+// out by hand, over every prefix and index the families share plus the
+// spellings PVE never writes (leading zero, sign, no index).
+func TestSlotRanges(t *testing.T) {
+	t.Parallel()
+	families := []struct {
+		name  string
+		check func(string) bool
+		want  func(prefix string, index int) bool
+	}{
+		{"IsNetSlot", IsNetSlot, func(p string, i int) bool { return p == "net" && i <= 31 }},
+		{"IsIPConfigSlot", IsIPConfigSlot, func(p string, i int) bool { return p == "ipconfig" && i <= 31 }},
+		{"IsMountPointSlot", IsMountPointSlot, func(p string, i int) bool { return p == "mp" && i <= 255 }},
+		{"IsHostPCISlot", IsHostPCISlot, func(p string, i int) bool { return p == "hostpci" && i <= 15 }},
+		{"IsUnusedSlot", IsUnusedSlot, func(p string, i int) bool { return p == "unused" && i <= 255 }},
+		{"IsDataDiskSlot", IsDataDiskSlot, func(p string, i int) bool {
+			return p == "ide" && i <= 3 || p == "sata" && i <= 5 || p == "scsi" && i <= 30 || p == "virtio" && i <= 15
+		}},
+		{"IsCDROMSlot", IsCDROMSlot, func(p string, i int) bool {
+			return p == "ide" && i <= 3 || p == "sata" && i <= 5 || p == "scsi" && i <= 30
+		}},
+	}
+	prefixes := []string{"net", "ipconfig", "mp", "hostpci", "unused", "ide", "sata", "scsi", "virtio", "efidisk", "tpmstate", "usb"}
+	for _, f := range families {
+		for _, p := range prefixes {
+			for i := 0; i <= 300; i++ {
+				key := p + strconv.Itoa(i)
+				if got, want := f.check(key), f.want(p, i); got != want {
+					t.Errorf("%s(%q) = %v, want %v", f.name, key, got, want)
+				}
+			}
+			for _, key := range []string{p, p + "00", p + "01", p + "-1", p + "+1", p + "1 ", " " + p + "1", p + "1a"} {
+				if f.check(key) {
+					t.Errorf("%s(%q) = true, want false", f.name, key)
+				}
+			}
+		}
+	}
+}

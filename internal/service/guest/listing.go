@@ -597,7 +597,7 @@ func (k *Kind) LookupSchema() schema.Schema {
 		Optional:            true,
 		Computed:            true,
 		MarkdownDescription: fmt.Sprintf("The VMID to look up. Exactly one of `vmid` and `%s` must be set.", k.NameAttribute),
-		Validators:          []validator.Int64{int64validator.Between(pveapi.MinVMID, pveapi.MaxVMID)},
+		Validators:          []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 	}
 	attrs[k.NameAttribute] = schema.StringAttribute{
 		Optional: true,

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -48,12 +47,12 @@ func CloneAttribute(kind Kind) schema.SingleNestedAttribute {
 			"source_vmid": schema.Int64Attribute{
 				MarkdownDescription: "VMID of the guest or template to clone.",
 				Required:            true,
-				Validators:          []validator.Int64{int64validator.Between(100, 999999999)},
+				Validators:          []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 			},
 			"source_node": schema.StringAttribute{
 				MarkdownDescription: "Node of the source. Looked up in the cluster when left out.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(DNSNamePattern, "must be a node name")},
+				Validators:          []validator.String{fwutil.Format(wire.IsDNSName, "must be a node name")},
 			},
 			"full": schema.BoolAttribute{
 				MarkdownDescription: "Full copy (default) rather than a linked clone; a linked clone needs a template on storage that supports it.",
@@ -64,7 +63,7 @@ func CloneAttribute(kind Kind) schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Target storage of a full clone; the source's storages when left out.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 		},
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -116,8 +117,8 @@ func OptionsOutside(value, defaultKey string, represented ...string) []string {
 }
 
 // UnmanagedSummary is the title of the warning an import gives when the
-// guest has settings no attribute represents.
-const UnmanagedSummary = "Settings Not Managed By The Configuration"
+// guest has settings no attribute represents (fwutil.UnmanagedSummary).
+const UnmanagedSummary = fwutil.UnmanagedSummary
 
 // unmanagedDetail is the warning's text for the guest and its keys.
 func (k Kind) unmanagedDetail(vmid int, node string, keys []string) string {

@@ -3,7 +3,6 @@ package guestops
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -16,9 +15,6 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
-
-// NodeNamePattern is PVE's pve-node format.
-var NodeNamePattern = regexp.MustCompile(`^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?$`)
 
 // Live is what Read learns about a guest: where it is, its config and its
 // status.
@@ -275,7 +271,7 @@ func (k Kind) ParseImportID(id string) (node string, vmid int, err error) {
 	rest := id
 	if before, after, ok := strings.Cut(id, "/"); ok {
 		node, rest = before, after
-		if !NodeNamePattern.MatchString(node) {
+		if !wire.IsNodeName(node) {
 			return "", 0, fmt.Errorf("%s; %q has no valid node name", usage, id)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"net/url"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/objectvalidator"
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // RestoreModel is the `restore` block both guest resources share: the
@@ -58,7 +58,7 @@ func RestoreAttribute(kind Kind, conflicting ...string) schema.SingleNestedAttri
 			"storage": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("Storage the %s's volumes are restored to; each volume's original storage when left out.", noun),
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"unique": schema.BoolAttribute{
 				MarkdownDescription: "Give the restored " + noun + " new MAC addresses (and, for a VM, a new SMBIOS UUID) instead of the archive's.",

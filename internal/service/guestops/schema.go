@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -20,15 +19,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
-)
-
-// Formats of PVE's schema that both guest kinds check at plan time.
-var (
-	DNSNamePattern   = regexp.MustCompile(`^(?:(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])\.)*(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])$`)
-	PoolIDPattern    = regexp.MustCompile(`^[A-Za-z0-9.\-_]+(?:/[A-Za-z0-9.\-_]+){0,2}$`)
-	StorageIDPattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]$`)
-	BridgePattern    = regexp.MustCompile(`^[-_.\w]+$`)
-	MACPattern       = regexp.MustCompile(`^[0-9A-Fa-f]{2}(?::[0-9A-Fa-f]{2}){5}$`)
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // CommonAttributes are the attributes every guest resource has, described
@@ -46,7 +37,7 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 		"node": schema.StringAttribute{
 			MarkdownDescription: NodeDescription(kind),
 			Required:            true,
-			Validators:          []validator.String{stringvalidator.RegexMatches(NodeNamePattern, "must be a PVE node name")},
+			Validators:          []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
 		},
 		"vmid": schema.Int64Attribute{
 			MarkdownDescription: fmt.Sprintf("VMID. When left out, the provider allocates one inside the provider's `vmid_range` (or PVE's next free id). "+
@@ -57,7 +48,7 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 				int64planmodifier.UseStateForUnknown(),
 				int64planmodifier.RequiresReplaceIfConfigured(),
 			},
-			Validators: []validator.Int64{int64validator.Between(100, 999999999)},
+			Validators: []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 		},
 		"description": schema.StringAttribute{
 			MarkdownDescription: "Free text shown in the PVE web UI (Notes). Kept verbatim, newlines included; PVE changes only the end of the text " +
@@ -83,7 +74,7 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 		"pool": schema.StringAttribute{
 			MarkdownDescription: fmt.Sprintf("Resource pool the %s belongs to. Changes go through the pools API; the %s stays.", noun, noun),
 			Optional:            true,
-			Validators:          []validator.String{stringvalidator.RegexMatches(PoolIDPattern, "must be a pool id")},
+			Validators:          []validator.String{fwutil.Format(wire.IsPoolID, "must be a pool id")},
 		},
 		"on_boot": schema.BoolAttribute{
 			MarkdownDescription: fmt.Sprintf("Start the %s when the node boots.", noun),

@@ -3,7 +3,6 @@ package lxc
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -50,9 +49,6 @@ const (
 	optReplicate = "replicate"
 	optShared    = "shared"
 )
-
-// mountSlotPattern is PVE's mp0-mp255.
-var mountSlotPattern = regexp.MustCompile(`^mp(?:[0-9]|[1-9][0-9]|1[0-9][0-9]|2[0-4][0-9]|25[0-5])$`)
 
 // isBind reports whether the mount point is a bind mount of a host path.
 func (mp mountPointModel) isBind() bool { return guestops.Known(mp.HostPath) }
@@ -134,7 +130,7 @@ func sizeFromDrive(drive wire.Drive) (fwutil.SizeValue, error) {
 func mountPointsFromAPI(config pveapi.GuestConfig) (map[string]mountPointModel, error) {
 	var mounts map[string]mountPointModel
 	for slot, value := range config {
-		if !mountSlotPattern.MatchString(slot) {
+		if !wire.IsMountPointSlot(slot) {
 			continue
 		}
 		drive, kind, err := parseMount(value)

@@ -3,7 +3,6 @@ package lxc
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -51,9 +50,6 @@ const (
 // nicOrder is how PVE prints a NIC: name first.
 var nicOrder = []string{nicNameKey, nicBridgeKey, nicMACKey, nicIPKey, nicGatewayKey, nicIP6Key, nicGateway6Key}
 
-// netSlotPattern is PVE's net0-net31.
-var netSlotPattern = regexp.MustCompile(`^net(?:[12]?[0-9]|3[01])$`)
-
 func parseNIC(value string) (map[string]string, error) {
 	props, err := wire.ParsePropertyString(value, "")
 	if err != nil {
@@ -71,7 +67,7 @@ func parseNIC(value string) (map[string]string, error) {
 func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[string]nicModel, error) {
 	var nics map[string]nicModel
 	for slot, value := range config {
-		if !netSlotPattern.MatchString(slot) {
+		if !wire.IsNetSlot(slot) {
 			continue
 		}
 		props, err := parseNIC(value)
@@ -172,4 +168,4 @@ func sameNIC(a, b string) bool {
 	return maps.EqualFunc(pa, pb, func(x, y string) bool { return strings.EqualFold(x, y) && (x == y || isMAC(x)) })
 }
 
-func isMAC(s string) bool { return guestops.MACPattern.MatchString(s) }
+func isMAC(s string) bool { return wire.IsMACAddress(s) }

@@ -30,7 +30,7 @@ var detectedKeys = map[string]bool{"arch": true, "ostype": true}
 // and NIC slot. unusedN (W24), raw lxc.* keys and every other key are not.
 func (r *containerResource) RepresentsConfigKey(key, _ string) bool {
 	return representedKeys[key] || detectedKeys[key] ||
-		mountSlotPattern.MatchString(key) || netSlotPattern.MatchString(key)
+		wire.IsMountPointSlot(key) || wire.IsNetSlot(key)
 }
 
 var _ guestops.ConfigOptionOwner = (*containerResource)(nil)
@@ -55,9 +55,9 @@ func (r *containerResource) UnmanagedOptions(key, value string) []string {
 	switch {
 	case key == keyRootFS:
 		return driveOptionsOutside(value, rootFSOptions)
-	case mountSlotPattern.MatchString(key):
+	case wire.IsMountPointSlot(key):
 		return driveOptionsOutside(value, mountPointOptions)
-	case netSlotPattern.MatchString(key):
+	case wire.IsNetSlot(key):
 		return guestops.OptionsOutside(value, "", nicOptions...)
 	case key == keyFeatures:
 		return guestops.OptionsOutside(value, "", featureOptions...)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var _ resource.ResourceWithMoveState = (*containerResource)(nil)
@@ -108,7 +109,7 @@ func movedFeatures(flags guestops.SourceState, mounts []string) *featuresModel {
 
 // sourceVolumeIDPattern is an existing volume, STORAGE:NAME: bpg's mount_point
 // volume holds one once PVE allocated it.
-var sourceVolumeIDPattern = regexp.MustCompile(`^([a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]):(.+)$`)
+var sourceVolumeIDPattern = regexp.MustCompile(`^(` + wire.StorageIDExpr + `):(.+)$`)
 
 // sourceMountTarget sorts a source mount point's volume into a storage or a bind
 // mount's host path.

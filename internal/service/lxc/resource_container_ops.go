@@ -11,6 +11,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // recognize tells whether a container found on the VMID after a lost
@@ -21,7 +22,7 @@ func (m *containerModel) recognize(config pveapi.GuestConfig, form url.Values) b
 		return config[keyHostname] == hostname
 	}
 	for key := range form {
-		if mountSlotPattern.MatchString(key) || netSlotPattern.MatchString(key) {
+		if wire.IsMountPointSlot(key) || wire.IsNetSlot(key) {
 			if _, ok := config[key]; !ok {
 				return false
 			}

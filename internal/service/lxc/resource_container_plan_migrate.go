@@ -51,7 +51,7 @@ func (r *containerResource) checkMigration(ctx context.Context, state, plan *con
 func containerMigrationBlockers(config pveapi.GuestConfig, available map[string]bool, node, target string, vmid int, plan *containerModel) []guestops.Issue {
 	var issues []guestops.Issue
 	for _, slot := range slices.Sorted(maps.Keys(config)) {
-		if slot != keyRootFS && !mountSlotPattern.MatchString(slot) && !wire.IsUnusedSlot(slot) {
+		if slot != keyRootFS && !wire.IsMountPointSlot(slot) && !wire.IsUnusedSlot(slot) {
 			continue
 		}
 		mount, err := wire.ParseDrive(config[slot])

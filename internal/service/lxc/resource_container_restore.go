@@ -78,7 +78,7 @@ func restoreForm(plan *containerModel, archive pveapi.GuestConfig) (url.Values, 
 		form.Set(keyRootFS, root)
 	}
 	for _, slot := range slices.Sorted(maps.Keys(archive)) {
-		if _, declared := plan.MountPoints[slot]; declared || !mountSlotPattern.MatchString(slot) {
+		if _, declared := plan.MountPoints[slot]; declared || !wire.IsMountPointSlot(slot) {
 			continue
 		}
 		value, err := archiveMount(archive, slot, storage)

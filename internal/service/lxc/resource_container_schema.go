@@ -29,7 +29,7 @@ import (
 // time.
 var (
 	// A template archive on a storage: STORAGE:vztmpl/FILE.
-	osTemplatePattern = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:vztmpl/[^,\s=/]+$`)
+	osTemplatePattern = regexp.MustCompile(`^` + wire.StorageIDExpr + `:vztmpl/[^,\s=/]+$`)
 	hostPathPattern   = regexp.MustCompile(`^/[^,\s=]*$`)
 	guestPathPattern  = regexp.MustCompile(`^/[^,\s=]*$`)
 	nicNamePattern    = regexp.MustCompile(`^[-_.\w]+$`)
@@ -59,7 +59,7 @@ func containerSchema(ctx context.Context) schema.Schema {
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 				Validators: []validator.String{
 					stringvalidator.LengthAtMost(255),
-					stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'"),
+					fwutil.Format(wire.IsDNSName, "must be a DNS name: letters, digits and '-', labels separated by '.'"),
 				},
 			},
 			"os_template": schema.StringAttribute{
@@ -192,7 +192,7 @@ func rootDiskSchema() schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Storage of the volume; it needs `rootdir` content. Changing it moves the volume with its data (a new volume id).",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"size": schema.StringAttribute{
 				MarkdownDescription: "Size: a number is GiB (`8`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
@@ -218,14 +218,14 @@ func mountPointsSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(mountSlotPattern, "must be a mount point slot: mp0-mp255")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsMountPointSlot, "must be a mount point slot: mp0-mp255")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
 				"storage": schema.StringAttribute{
 					MarkdownDescription: "Storage of a volume mount point (with `rootdir` content). Changing it moves the volume with its data. Exclusive with `host_path`.",
 					Optional:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+					Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 				},
 				"size": schema.StringAttribute{
 					MarkdownDescription: "Size of a volume mount point: a number is GiB (`10`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
@@ -287,7 +287,7 @@ func networkSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(netSlotPattern, "must be a network slot: net0-net31")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsNetSlot, "must be a network slot: net0-net31")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -299,7 +299,7 @@ func networkSchema() schema.MapNestedAttribute {
 				"bridge": schema.StringAttribute{
 					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
 					Optional:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.BridgePattern, "must be a bridge name such as vmbr0")},
+					Validators:          []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
 				},
 				"vlan_tag": schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
 				"firewall": schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},
@@ -308,7 +308,7 @@ func networkSchema() schema.MapNestedAttribute {
 					Optional:            true,
 					Computed:            true,
 					PlanModifiers:       []planmodifier.String{guestops.MACFollowsState()},
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.MACPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
+					Validators:          []validator.String{fwutil.Format(wire.IsMACAddress, "must be a MAC address such as BC:24:11:2A:3B:4C")},
 				},
 				"mtu":  schema.Int64Attribute{MarkdownDescription: "MTU; at most the bridge's.", Optional: true, Validators: []validator.Int64{int64validator.Between(64, 65535)}},
 				"rate": schema.Float64Attribute{MarkdownDescription: "Rate limit in MB/s.", Optional: true, Validators: []validator.Float64{float64validator.AtLeast(0)}},
@@ -361,7 +361,7 @@ func dnsSchema() schema.SingleNestedAttribute {
 			"domain": schema.StringAttribute{
 				MarkdownDescription: "Search domain.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name")},
+				Validators:          []validator.String{fwutil.Format(wire.IsDNSName, "must be a DNS name")},
 			},
 			"servers": schema.ListAttribute{
 				MarkdownDescription: "Name server addresses, in order.",

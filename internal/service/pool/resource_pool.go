@@ -3,7 +3,6 @@ package pool
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -18,7 +17,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var (
@@ -26,10 +25,6 @@ var (
 	_ resource.ResourceWithConfigure   = (*poolResource)(nil)
 	_ resource.ResourceWithImportState = (*poolResource)(nil)
 )
-
-// poolIDPattern is PVE's pve-poolid format: up to three levels of
-// letters, digits, '.', '-' and '_', separated by '/'.
-var poolIDPattern = regexp.MustCompile(`^[A-Za-z0-9.\-_]+(?:/[A-Za-z0-9.\-_]+){0,2}$`)
 
 // NewPoolResource is the pve_pool constructor registered with the provider.
 func NewPoolResource() resource.Resource {
@@ -62,7 +57,7 @@ func (r *poolResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 					"`pve_pool.NAME.poolid` so they follow in the same apply. A pool that contains nested pools cannot be renamed.",
 				Required: true,
 				Validators: []validator.String{
-					stringvalidator.RegexMatches(poolIDPattern,
+					fwutil.Format(wire.IsPoolID,
 						"must be letters, digits, '.', '-' or '_', at most three levels separated by '/'"),
 				},
 			},
@@ -183,7 +178,7 @@ func (r *poolResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 }
 
 func (r *poolResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !poolIDPattern.MatchString(req.ID) {
+	if !wire.IsPoolID(req.ID) {
 		resp.Diagnostics.AddError("Invalid Import ID",
 			"Import pve_pool by its poolid (for example \"prod\" or \"prod/web\"), got "+req.ID+".")
 		return
@@ -195,7 +190,7 @@ func (r *poolResource) ImportState(ctx context.Context, req resource.ImportState
 	// than drop them silently. A failed read is left to the refresh.
 	if pool, found, err := r.client.GetPool(ctx, req.ID); err == nil && found {
 		if storages := storageMembers(pool); len(storages) > 0 {
-			resp.Diagnostics.AddWarning(guestops.UnmanagedSummary, fmt.Sprintf(
+			resp.Diagnostics.AddWarning(fwutil.UnmanagedSummary, fmt.Sprintf(
 				"Pool %s has storage members that pve_pool has no attribute for: %s. Terraform neither shows nor changes them; "+
 					"they stay in the pool.", req.ID, strings.Join(storages, ", ")))
 		}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -79,9 +78,6 @@ const (
 	defaultSeedSlot      = "ide3"
 )
 
-// ipConfigKeyPattern is PVE's ipconfig0..ipconfig31.
-var ipConfigKeyPattern = regexp.MustCompile(`^ipconfig(?:[12]?[0-9]|3[01])$`)
-
 // identityScope says what happens with cloud-init keys the configuration
 // does not declare.
 type identityScope int
@@ -111,7 +107,7 @@ func cloudInitKeys(ci *cloudInitModel, password *string, live pveapi.GuestConfig
 		keyCIUpgrade:    nil,
 	}
 	for key := range live {
-		if ipConfigKeyPattern.MatchString(key) {
+		if wire.IsIPConfigSlot(key) {
 			out[key] = nil
 		}
 	}
@@ -151,7 +147,7 @@ func sameCloudInitValue(key, want, have string) bool {
 	switch {
 	case key == keySSHKeys:
 		return wire.SameSSHKeys(wire.DecodeSSHKeys(want), wire.DecodeSSHKeys(have))
-	case ipConfigKeyPattern.MatchString(key):
+	case wire.IsIPConfigSlot(key):
 		return guestops.SamePropertyString(want, have, "")
 	case key == keyNameserver:
 		return slices.Equal(splitAddressList(want), splitAddressList(have))
@@ -263,7 +259,7 @@ func findSeed(config pveapi.GuestConfig, vmid int, prefer string) (slot, storage
 	}
 	for _, key := range slots {
 		value, ok := config[key]
-		if !ok || !cdromSlotPattern.MatchString(key) {
+		if !ok || !wire.IsCDROMSlot(key) {
 			continue
 		}
 		drive, kind, err := classifyDrive(value)
@@ -281,7 +277,7 @@ func findSeed(config pveapi.GuestConfig, vmid int, prefer string) (slot, storage
 // it (W27).
 func findCloudInitDrive(config pveapi.GuestConfig) (slot string, drive wire.Drive) {
 	for _, key := range slices.Sorted(maps.Keys(config)) {
-		if !diskSlotPattern.MatchString(key) {
+		if !wire.IsDataDiskSlot(key) {
 			continue
 		}
 		d, kind, err := classifyDrive(config[key])
@@ -386,7 +382,7 @@ func dnsFromAPI(config pveapi.GuestConfig) *cloudInitDNSModel {
 func ipConfigFromAPI(config pveapi.GuestConfig) (map[string]ipConfigModel, error) {
 	var out map[string]ipConfigModel
 	for key, raw := range config {
-		if !ipConfigKeyPattern.MatchString(key) {
+		if !wire.IsIPConfigSlot(key) {
 			continue
 		}
 		props, err := wire.ParsePropertyString(raw, "")

@@ -3,7 +3,6 @@ package qemu
 import (
 	"fmt"
 	"maps"
-	"regexp"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -54,14 +53,6 @@ const (
 	optImportFrom = "import-from"
 )
 
-// Slot patterns: PVE's ranges for each bus (ide0-3, sata0-5, scsi0-30,
-// virtio0-15, net0-31). CD-ROMs cannot sit on virtio.
-var (
-	diskSlotPattern  = regexp.MustCompile(`^(?:ide[0-3]|sata[0-5]|scsi(?:[12]?[0-9]|30)|virtio(?:[0-9]|1[0-5]))$`)
-	cdromSlotPattern = regexp.MustCompile(`^(?:ide[0-3]|sata[0-5]|scsi(?:[12]?[0-9]|30))$`)
-	netSlotPattern   = regexp.MustCompile(`^net(?:[12]?[0-9]|3[01])$`)
-)
-
 // driveKind tells what a drive slot of the live config holds.
 type driveKind int
 
@@ -109,7 +100,7 @@ func classifyDrive(value string) (wire.Drive, driveKind, error) {
 func disksFromAPI(config pveapi.GuestConfig, prior map[string]diskModel) (map[string]diskModel, error) {
 	var disks map[string]diskModel
 	for slot, value := range config {
-		if !diskSlotPattern.MatchString(slot) {
+		if !wire.IsDataDiskSlot(slot) {
 			continue
 		}
 		drive, kind, err := classifyDrive(value)
@@ -222,7 +213,7 @@ func (d diskModel) liveForm(live wire.Drive) (string, error) {
 func cdromsFromAPI(config pveapi.GuestConfig) (map[string]cdromModel, error) {
 	var cdroms map[string]cdromModel
 	for slot, value := range config {
-		if !cdromSlotPattern.MatchString(slot) {
+		if !wire.IsCDROMSlot(slot) {
 			continue
 		}
 		drive, kind, err := classifyDrive(value)

@@ -109,7 +109,7 @@ func (p parsedNIC) canonical() string {
 func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[string]nicModel, error) {
 	var nics map[string]nicModel
 	for slot, value := range config {
-		if !netSlotPattern.MatchString(slot) {
+		if !wire.IsNetSlot(slot) {
 			continue
 		}
 		p, err := parseNIC(value)

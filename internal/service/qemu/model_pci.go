@@ -38,7 +38,6 @@ const (
 )
 
 var (
-	pciSlotPattern = regexp.MustCompile(`^hostpci(?:[0-9]|1[0-5])$`)
 	// pciAddressPattern is one host PCI id as PVE accepts it: optional
 	// domain, bus:device, optional function.
 	pciAddressPattern = regexp.MustCompile(`^(?i)(?:([0-9a-f]{4,}):)?([0-9a-f]{2}):([0-9a-f]{2})(?:\.([0-7]))?$`)
@@ -107,7 +106,7 @@ func pciFromValue(value string, prior *pciModel) (pciModel, error) {
 func pciDevicesFromAPI(config pveapi.GuestConfig, prior map[string]pciModel, keepAll bool) (map[string]pciModel, error) {
 	var devices map[string]pciModel
 	for slot, value := range config {
-		if !pciSlotPattern.MatchString(slot) {
+		if !wire.IsHostPCISlot(slot) {
 			continue
 		}
 		old, declared := prior[slot]
@@ -134,7 +133,7 @@ func pciDevicesFromAPI(config pveapi.GuestConfig, prior map[string]pciModel, kee
 func undeclaredPCISlots(config pveapi.GuestConfig, declared map[string]pciModel) []string {
 	var slots []string
 	for slot := range config {
-		if _, ok := declared[slot]; pciSlotPattern.MatchString(slot) && !ok {
+		if _, ok := declared[slot]; wire.IsHostPCISlot(slot) && !ok {
 			slots = append(slots, slot)
 		}
 	}

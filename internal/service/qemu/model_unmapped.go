@@ -30,9 +30,9 @@ func (r *vmResource) RepresentsConfigKey(key, value string) bool {
 	switch {
 	case representedKeys[key]:
 		return true
-	case netSlotPattern.MatchString(key), pciSlotPattern.MatchString(key), ipConfigKeyPattern.MatchString(key):
+	case wire.IsNetSlot(key), wire.IsHostPCISlot(key), wire.IsIPConfigSlot(key):
 		return true
-	case diskSlotPattern.MatchString(key):
+	case wire.IsDataDiskSlot(key):
 		_, kind, err := classifyDrive(value)
 		return err == nil && kind != driveOther
 	}
@@ -69,17 +69,17 @@ func (r *vmResource) UnmanagedOptions(key, value string) []string {
 		return driveOptionsOutside(value, efiDiskOptions)
 	case key == keyTPMState:
 		return driveOptionsOutside(value, tpmStateOptions)
-	case ipConfigKeyPattern.MatchString(key):
+	case wire.IsIPConfigSlot(key):
 		return guestops.OptionsOutside(value, "", ipConfigOptions...)
-	case pciSlotPattern.MatchString(key):
+	case wire.IsHostPCISlot(key):
 		return guestops.OptionsOutside(value, pciHostKey, pciOptions...)
-	case netSlotPattern.MatchString(key):
+	case wire.IsNetSlot(key):
 		nic, err := parseNIC(value)
 		if err != nil {
 			return nil
 		}
 		return outside(nic.props, nicOptions)
-	case diskSlotPattern.MatchString(key):
+	case wire.IsDataDiskSlot(key):
 		drive, kind, err := classifyDrive(value)
 		if err != nil {
 			return nil

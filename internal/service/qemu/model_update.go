@@ -205,7 +205,7 @@ func bootOrderFix(plan *vmModel, live pveapi.GuestConfig) (string, bool) {
 // touchesDevices reports whether the request adds or removes a drive or NIC.
 func (u *configUpdate) touchesDevices() bool {
 	for _, key := range append(u.delta.SetKeys(), u.delta.Deleted()...) {
-		if diskSlotPattern.MatchString(key) || netSlotPattern.MatchString(key) {
+		if wire.IsDataDiskSlot(key) || wire.IsNetSlot(key) {
 			return true
 		}
 	}

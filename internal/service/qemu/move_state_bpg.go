@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // vmFromBPG translates a proxmox_virtual_environment_vm (bpg/proxmox)
@@ -78,7 +79,7 @@ func bpgDisks(src guestops.SourceState) map[string]diskModel {
 	for _, d := range src.Blocks("disk") {
 		slot, _ := d.Str("interface")
 		storage, hasStorage := d.Str("datastore_id")
-		if !diskSlotPattern.MatchString(slot) || !hasStorage {
+		if !wire.IsDataDiskSlot(slot) || !hasStorage {
 			continue
 		}
 		if disks == nil {
@@ -112,7 +113,7 @@ func bpgCDROMs(src guestops.SourceState) map[string]cdromModel {
 			continue
 		}
 		slot, ok := cd.Str("interface")
-		if !ok || !cdromSlotPattern.MatchString(slot) {
+		if !ok || !wire.IsCDROMSlot(slot) {
 			continue
 		}
 		file, ok := cd.Str("file_id")

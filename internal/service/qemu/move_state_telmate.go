@@ -10,6 +10,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // telmateIDPattern is Telmate's resource id, NODE/qemu/VMID (lxc for
@@ -229,7 +230,7 @@ func slotFromLegacy(kind string, d guestops.SourceState) string {
 
 func (t *telmateDevices) addDisk(slot string, d guestops.SourceState) {
 	storage, ok := d.Str("storage")
-	if !diskSlotPattern.MatchString(slot) || !ok {
+	if !wire.IsDataDiskSlot(slot) || !ok {
 		return
 	}
 	if t.disks == nil {
@@ -255,7 +256,7 @@ func (t *telmateDevices) addDisk(slot string, d guestops.SourceState) {
 }
 
 func (t *telmateDevices) addCDROM(slot string, d guestops.SourceState) {
-	if !cdromSlotPattern.MatchString(slot) {
+	if !wire.IsCDROMSlot(slot) {
 		return
 	}
 	file := "none"
@@ -277,7 +278,7 @@ func telmateCloudInit(src guestops.SourceState, devices telmateDevices) (*cloudI
 	config := pveapi.GuestConfig{}
 	for key, value := range src {
 		text, ok := value.(string)
-		if ok && text != "" && (ipConfigKeyPattern.MatchString(key) || key == keyNameserver || key == keySearchDomain) {
+		if ok && text != "" && (wire.IsIPConfigSlot(key) || key == keyNameserver || key == keySearchDomain) {
 			config[key] = text
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/seediso"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // A VM's seed ISO (W32) is named after its VMID, so a clone never writes
@@ -54,7 +55,7 @@ func seedOwner(value string) (int, bool) {
 func inheritedSeedSlots(config pveapi.GuestConfig, vmid int, plan *vmModel) []string {
 	var slots []string
 	for _, slot := range slices.Sorted(maps.Keys(config)) {
-		if !cdromSlotPattern.MatchString(slot) {
+		if !wire.IsCDROMSlot(slot) {
 			continue
 		}
 		if _, declared := plan.CDROMs[slot]; declared {
@@ -123,7 +124,7 @@ func (r *vmResource) seedUsers(ctx context.Context, node, storage string, vmid i
 			return nil, err
 		}
 		for slot, value := range config {
-			if !cdromSlotPattern.MatchString(slot) {
+			if !wire.IsCDROMSlot(slot) {
 				continue
 			}
 			if drive, _, err := classifyDrive(value); err == nil && drive.Storage == storage {
@@ -181,7 +182,7 @@ func (r *vmResource) checkCloneCanMove(ctx context.Context, source guestops.Clon
 		shared[s.Storage] = bool(s.Shared)
 	}
 	for _, slot := range slices.Sorted(maps.Keys(source.Config)) {
-		if !cdromSlotPattern.MatchString(slot) {
+		if !wire.IsCDROMSlot(slot) {
 			continue
 		}
 		drive, kind, err := classifyDrive(source.Config[slot])

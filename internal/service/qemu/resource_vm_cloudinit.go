@@ -36,7 +36,7 @@ func cloudInitPath(attr string) path.Path {
 }
 
 func cloudInitSchema() schema.SingleNestedAttribute {
-	slotCheck := stringvalidator.RegexMatches(cdromSlotPattern, "must be a drive slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")
+	slotCheck := fwutil.Format(wire.IsCDROMSlot, "must be a drive slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "Cloud-init, through the API only. Either PVE's own cloud-init drive (`storage`) with its keys " +
 			"(`user`, `password_wo`, `ssh_keys`, `dns`, `ip_config`, `upgrade`), or full `user_data` in a NoCloud seed ISO that the provider " +
@@ -47,7 +47,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Storage for PVE's cloud-init drive; it must carry `images` content. Left out, the VM has no cloud-init drive.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"slot": schema.StringAttribute{
 				MarkdownDescription: "Slot of PVE's cloud-init drive. Defaults to `ide2`. The drive is created only into an empty slot. " +
@@ -95,7 +95,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 				Optional:            true,
 				Validators: []validator.Map{
 					mapvalidator.SizeAtLeast(1),
-					mapvalidator.KeysAre(stringvalidator.RegexMatches(ipConfigKeyPattern, "must be ipconfig0-ipconfig31")),
+					mapvalidator.KeysAre(fwutil.Format(wire.IsIPConfigSlot, "must be ipconfig0-ipconfig31")),
 				},
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"ipv4": ipFamilySchema("IPv4: `address` is `dhcp`, `manual` or an address with prefix length 8-32 (`10.0.0.5/24`).", wire.IPv4),
@@ -125,7 +125,7 @@ func cloudInitSchema() schema.SingleNestedAttribute {
 			"seed_storage": schema.StringAttribute{
 				MarkdownDescription: "Storage with `iso` content for the seed ISO; needed with `user_data`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"seed_slot": schema.StringAttribute{
 				MarkdownDescription: "Slot of the seed ISO's CD-ROM. Defaults to `ide3`.",
@@ -394,7 +394,7 @@ func (r *vmResource) writeCloudInit(ctx context.Context, node string, vmid int, 
 	const summary = "Unable To Write Cloud-Init Settings"
 	allocates := false
 	for key := range params {
-		if diskSlotPattern.MatchString(key) {
+		if wire.IsDataDiskSlot(key) {
 			allocates = true
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // recognize tells whether a VM found on the VMID after a lost create
@@ -24,7 +25,7 @@ func (m *vmModel) recognize(config pveapi.GuestConfig, form url.Values) bool {
 		return false
 	}
 	for key := range form {
-		if diskSlotPattern.MatchString(key) || netSlotPattern.MatchString(key) {
+		if wire.IsDataDiskSlot(key) || wire.IsNetSlot(key) {
 			if _, ok := config[key]; !ok {
 				return false
 			}

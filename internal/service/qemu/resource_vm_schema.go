@@ -3,6 +3,7 @@ package qemu
 import (
 	"context"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/float64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -19,18 +20,32 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // Formats of PVE's schema that the attributes check at plan time.
 var (
 	// A volume on a storage (not a create form: the volume name has a
 	// character other than digits and dots) or an absolute path.
-	importSourcePattern = regexp.MustCompile(`^(?:[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*|/[^,\s=]+)$`)
-	cdromFilePattern    = regexp.MustCompile(`^(?:none|cdrom|[a-zA-Z][a-zA-Z0-9\-_.]*[a-zA-Z0-9]:[^,\s=]*[^0-9.,\s=][^,\s=]*)$`)
+	importSourcePattern = regexp.MustCompile(`^(?:` + wire.StorageIDExpr + `:[^,\s=]*[^0-9.,\s=][^,\s=]*|/[^,\s=]+)$`)
+	cdromFilePattern    = regexp.MustCompile(`^(?:none|cdrom|` + wire.StorageIDExpr + `:[^,\s=]*[^0-9.,\s=][^,\s=]*)$`)
 	machinePattern      = regexp.MustCompile(`^(?:pc|q35|virt|pc-(?:i440fx|q35)-\d+(?:\.\d+)+(?:\+pve\d+)?|virt-\d+(?:\.\d+)+(?:\+pve\d+)?)(?:\.pxe)?(?:,[a-z0-9-]+=[^,=\s]+)*$`)
 	cpuTypePattern      = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
-	bootDevicePattern   = regexp.MustCompile(`^(?:ide[0-3]|sata[0-5]|scsi(?:[12]?[0-9]|30)|virtio(?:[0-9]|1[0-5])|net(?:[12]?[0-9]|3[01])|hostpci\d+|usb\d+)$`)
 )
+
+// isBootDevice reports whether key may appear in the boot order
+// (qemu-server src/PVE/QemuServer.pm, verify_bootdev): a disk or CD-ROM
+// slot on one of the four buses, a NIC, or a hostpciN or usbN device. The
+// hostpci and usb indexes are left for PVE to check.
+func isBootDevice(key string) bool {
+	return wire.IsDataDiskSlot(key) || wire.IsNetSlot(key) || isNumbered(key, "hostpci") || isNumbered(key, "usb")
+}
+
+// isNumbered reports whether key is prefix followed by one or more digits.
+func isNumbered(key, prefix string) bool {
+	digits, ok := strings.CutPrefix(key, prefix)
+	return ok && digits != "" && strings.Trim(digits, "0123456789") == ""
+}
 
 var osTypes = []string{"other", "wxp", "w2k", "w2k3", "w2k8", "wvista", "win7", "win8", "win10", "win11", "l24", "l26", "solaris"}
 
@@ -49,7 +64,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"name": schema.StringAttribute{
 				MarkdownDescription: "VM name, a DNS name (letters, digits, `-`, dots between labels).",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.DNSNamePattern, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
+				Validators:          []validator.String{fwutil.Format(wire.IsDNSName, "must be a DNS name: letters, digits and '-', labels separated by '.'")},
 			},
 			"bios": schema.StringAttribute{
 				MarkdownDescription: "Firmware: `seabios` or `ovmf` (UEFI).",
@@ -80,7 +95,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 				Validators: []validator.List{
 					listvalidator.SizeAtLeast(1),
 					listvalidator.UniqueValues(),
-					listvalidator.ValueStringsAre(stringvalidator.RegexMatches(bootDevicePattern, "must be a disk, CD-ROM or network slot such as scsi0, ide2 or net0")),
+					listvalidator.ValueStringsAre(fwutil.Format(isBootDevice, "must be a disk, CD-ROM or network slot such as scsi0, ide2 or net0")),
 				},
 			},
 			"cpu":     cpuSchema(),
@@ -155,14 +170,14 @@ func disksSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(diskSlotPattern, "must be a disk slot: scsi0-scsi30, virtio0-virtio15, sata0-sata5 or ide0-ide3")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsDataDiskSlot, "must be a disk slot: scsi0-scsi30, virtio0-virtio15, sata0-sata5 or ide0-ide3")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
 				"storage": schema.StringAttribute{
 					MarkdownDescription: "Storage of the volume. Changing it moves the disk with its data (a new volume id).",
 					Required:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+					Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 				},
 				"size": schema.StringAttribute{
 					MarkdownDescription: "Size: a number is GiB (`32`), or give a unit (`\"512M\"`, `\"1.5T\"`). Grows in place; shrinking is refused. " +
@@ -212,7 +227,7 @@ func cdromsSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(cdromSlotPattern, "must be a CD-ROM slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsCDROMSlot, "must be a CD-ROM slot: ide0-ide3, sata0-sata5 or scsi0-scsi30")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -232,7 +247,7 @@ func networkSchema() schema.MapNestedAttribute {
 		Optional:            true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(netSlotPattern, "must be a network slot: net0-net31")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsNetSlot, "must be a network slot: net0-net31")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{
@@ -246,14 +261,14 @@ func networkSchema() schema.MapNestedAttribute {
 				"bridge": schema.StringAttribute{
 					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
 					Optional:            true,
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.BridgePattern, "must be a bridge name such as vmbr0")},
+					Validators:          []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
 				},
 				"mac_address": schema.StringAttribute{
 					MarkdownDescription: "MAC address. PVE generates one when left out; it is kept for the life of the device.",
 					Optional:            true,
 					Computed:            true,
 					PlanModifiers:       []planmodifier.String{guestops.MACFollowsState()},
-					Validators:          []validator.String{stringvalidator.RegexMatches(guestops.MACPattern, "must be a MAC address such as BC:24:11:2A:3B:4C")},
+					Validators:          []validator.String{fwutil.Format(wire.IsMACAddress, "must be a MAC address such as BC:24:11:2A:3B:4C")},
 				},
 				"vlan_tag":  schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
 				"firewall":  schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},

@@ -15,7 +15,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var (
@@ -36,7 +38,7 @@ func efiDiskSchema() schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Storage of the EFI variable store. Changing it moves the volume with its data.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"type": schema.StringAttribute{
 				MarkdownDescription: "Store size: `4m` (needed for Secure Boot) or `2m`. When left out a new store is `4m`, and an existing one keeps its type.",
@@ -70,7 +72,7 @@ func tpmStateSchema() schema.SingleNestedAttribute {
 			"storage": schema.StringAttribute{
 				MarkdownDescription: "Storage of the TPM state. Changing it moves the volume with its data.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"version": schema.StringAttribute{
 				MarkdownDescription: "TPM version: `v2.0` (default) or `v1.2`. Fixed for the life of the TPM.",
@@ -97,7 +99,7 @@ func pciDevicesSchema() schema.MapNestedAttribute {
 		Optional: true,
 		Validators: []validator.Map{
 			mapvalidator.SizeAtLeast(1),
-			mapvalidator.KeysAre(stringvalidator.RegexMatches(pciSlotPattern, "must be a PCI slot: hostpci0-hostpci15")),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsHostPCISlot, "must be a PCI slot: hostpci0-hostpci15")),
 		},
 		NestedObject: schema.NestedAttributeObject{
 			Attributes: map[string]schema.Attribute{

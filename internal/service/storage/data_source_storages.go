@@ -12,7 +12,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var _ datasource.DataSourceWithConfigure = (*storagesDataSource)(nil)
@@ -65,7 +65,7 @@ func (d *storagesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"node": schema.StringAttribute{
 				MarkdownDescription: "Node whose view of the storages to read: a node-local storage has its own space on every node.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.NodeNamePattern, "must be a PVE node name")},
+				Validators:          []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
 			},
 			"content": schema.StringAttribute{
 				MarkdownDescription: "Only storages that take this content type (`images`, `rootdir`, `iso`, `vztmpl`, `import`, `backup`, `snippets`). " +

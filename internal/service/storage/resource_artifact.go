@@ -19,7 +19,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 var (
@@ -74,12 +74,12 @@ func (r *artifactResource) Schema(ctx context.Context, _ resource.SchemaRequest,
 			"node": schema.StringAttribute{
 				MarkdownDescription: "Node that downloads or receives the file. A file on shared storage is seen by every node. Changing it replaces the file.",
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.NodeNamePattern, "must be a PVE node name")},
+				Validators:          []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
 			},
 			"storage": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("Storage to keep the file on. It must be a file-based storage with content `%s`. Changing it replaces the file.", k.content),
 				Required:            true,
-				Validators:          []validator.String{stringvalidator.RegexMatches(guestops.StorageIDPattern, "must be a storage id")},
+				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
 			},
 			"file_name": schema.StringAttribute{
 				MarkdownDescription: fmt.Sprintf("File name on the storage, e.g. `%s`: letters, digits, `_`, `.` and `-`, ending in %s. Changing it replaces the file.",
