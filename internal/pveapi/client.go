@@ -127,6 +127,8 @@ type Client struct {
 	timeout      time.Duration // per attempt; 0 means none
 	now          func() time.Time
 	vmids        vmidReservations // ids handed out by AllocateVMID (vmid.go)
+	pools        memo[PoolGuests] // pool memberships, until our next write (readcache.go)
+	nodeNames    memo[[]string]   // the cluster's node names (readcache.go)
 }
 
 // New validates cfg and builds a Client. It does no network I/O: ticket
@@ -394,6 +396,9 @@ func (c *Client) Delete(ctx context.Context, path string, query url.Values, out 
 func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) (err error) {
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("pve: API path %q must start with /", path)
+	}
+	if method != http.MethodGet {
+		defer c.noteWrite()
 	}
 	var res *rawResponse
 	defer c.logRequest(ctx, method, path, func() map[string]any {
