@@ -3,6 +3,7 @@ package pveapi
 import (
 	"context"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -152,12 +153,41 @@ func poolGuestsOf(pool *Pool, found bool) PoolGuests {
 // what it hears).
 func (c *Client) PoolGuests(ctx context.Context, poolid string) (PoolGuests, error) {
 	return c.pools.get(ctx, poolid, func(ctx context.Context) (PoolGuests, error) {
-		pool, found, err := c.getPool(ctx, poolid)
+		pool, found, err := c.getPoolAndKeepExistence(ctx, poolid)
 		if err != nil {
 			return PoolGuests{}, err
 		}
 		return poolGuestsOf(pool, found), nil
 	})
+}
+
+// PoolExists tells whether a pool exists, asking PVE once per pool until
+// the Client writes to /pools: pools are created and deleted only there
+// (pve-manager, PVE/API2/Pool.pm, create_pool and delete_pool, and their
+// older /pools/{poolid} forms), so guest writes, which change
+// what a pool lists, leave the answer standing. An apply that creates
+// guests in a pool checks the pool once, not once per guest.
+func (c *Client) PoolExists(ctx context.Context, poolid string) (bool, error) {
+	return c.poolExistence.get(ctx, poolid, func(ctx context.Context) (bool, error) {
+		generation := c.pools.currentGeneration()
+		pool, found, err := c.getPool(ctx, poolid)
+		if err != nil {
+			return false, err
+		}
+		c.pools.seed(poolid, poolGuestsOf(pool, found), generation)
+		return found, nil
+	})
+}
+
+// getPoolAndKeepExistence is getPool, keeping whether the pool exists for
+// PoolExists.
+func (c *Client) getPoolAndKeepExistence(ctx context.Context, poolid string) (*Pool, bool, error) {
+	generation := c.poolExistence.currentGeneration()
+	pool, found, err := c.getPool(ctx, poolid)
+	if err == nil {
+		c.poolExistence.seed(poolid, found, generation)
+	}
+	return pool, found, err
 }
 
 // NodeNames lists the cluster's node names, asking PVE once for the life
@@ -180,9 +210,13 @@ func (c *Client) NodeNames(ctx context.Context) ([]string, error) {
 }
 
 // noteWrite forgets the kept pool memberships after a write request or
-// the end of a task (see PoolGuests). It is called once the write has
+// the end of a task (path ""), and whether pools exist after a write to
+// /pools (see PoolGuests, PoolExists). It is called once the write has
 // returned, whatever its outcome: a write that failed may still have
 // reached PVE.
-func (c *Client) noteWrite() {
+func (c *Client) noteWrite(path string) {
 	c.pools.dropAll()
+	if path == "/pools" || strings.HasPrefix(path, "/pools/") {
+		c.poolExistence.dropAll()
+	}
 }

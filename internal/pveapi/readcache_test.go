@@ -53,6 +53,10 @@ func newPoolFake(t *testing.T) *poolFake {
 		}
 	})
 	f.handle("PUT /pools", func(w http.ResponseWriter, _ *http.Request) { writeData(w, nil) })
+	f.handle("POST /pools", func(w http.ResponseWriter, _ *http.Request) { writeData(w, nil) })
+	f.handle("POST /nodes/pve1/qemu", func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, "UPID:pve1:00001234:00005678:65A0B1C2:qmcreate:300:root@pam:")
+	})
 	f.handle("GET /nodes/pve1/tasks/{upid}/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeData(w, map[string]any{"status": "stopped", "exitstatus": "OK"})
 	})
@@ -193,6 +197,52 @@ func TestPoolGuestsAnswerFromBeforeAWriteIsNotKept(t *testing.T) {
 	mustPoolGuests(t, c, "a")
 	if n := f.readsOf("a"); n != 2 {
 		t.Errorf("reads: %d, want 2", n)
+	}
+}
+
+// Whether a pool exists is kept across guest writes and tasks, which
+// change what a pool lists but never create or delete one; a write to
+// /pools forgets it. Membership reads answer it too.
+func TestPoolExistsKeptUntilAWriteToPools(t *testing.T) {
+	t.Parallel()
+	f := newPoolFake(t)
+	c := f.client()
+	ctx := context.Background()
+	exists := func(id string) bool {
+		t.Helper()
+		ok, err := c.PoolExists(ctx, id)
+		if err != nil {
+			t.Fatalf("PoolExists(%s): %v", id, err)
+		}
+		return ok
+	}
+	if !exists("a") || exists("nope") {
+		t.Fatal("a exists and nope does not")
+	}
+	upid, err := c.CreateQemu(ctx, "pve1", 300, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.WaitTask(ctx, upid); err != nil {
+		t.Fatal(err)
+	}
+	if !exists("a") || exists("nope") || f.readsOf("a") != 1 || f.readsOf("nope") != 1 {
+		t.Errorf("after a guest create: reads a %d, nope %d; want 1 each", f.readsOf("a"), f.readsOf("nope"))
+	}
+	if err := c.CreatePool(ctx, "nope", ""); err != nil {
+		t.Fatal(err)
+	}
+	exists("nope")
+	if n := f.readsOf("nope"); n != 2 {
+		t.Errorf("after a pool create: reads of nope %d, want 2", n)
+	}
+	mustPoolGuests(t, c, "b")
+	if !exists("b") || f.readsOf("b") != 1 {
+		t.Errorf("a membership read answers existence too: reads of b %d", f.readsOf("b"))
+	}
+	exists("a")
+	if p := mustPoolGuests(t, c, "a"); !p.Has(100) || f.readsOf("a") != 2 {
+		t.Errorf("an existence read answers membership too: reads of a %d", f.readsOf("a"))
 	}
 }
 

@@ -53,8 +53,8 @@ func (a API) checkNode(ctx context.Context, node string, resp *resource.ModifyPl
 }
 
 func (a API) checkPool(ctx context.Context, pool string, resp *resource.ModifyPlanResponse) {
-	members, err := a.Client.PoolGuests(ctx, pool)
-	if err != nil || members.Exists {
+	exists, err := a.Client.PoolExists(ctx, pool)
+	if err != nil || exists {
 		return
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("pool"), "Pool Not Found",
