@@ -23,6 +23,8 @@ type Protocol struct {
 	Client *pveapi.Client
 
 	resourceTypes map[string]tftypes.Type
+	// providerConfig is what ConfigureProvider was given, for Reconfigure.
+	providerConfig *tfprotov6.DynamicValue
 }
 
 // NewProtocol starts a simulator and a configured provider server.
@@ -66,16 +68,39 @@ func NewProtocol(tb testing.TB) *Protocol {
 	if err != nil {
 		tb.Fatalf("provider config: %v", err)
 	}
-	conf, err := server.ConfigureProvider(ctx, &tfprotov6.ConfigureProviderRequest{Config: &dv})
-	if err != nil || hasErrors(conf.Diagnostics) {
-		tb.Fatalf("configure provider: %v %v", err, conf.Diagnostics)
-	}
-
 	types := map[string]tftypes.Type{}
 	for name, s := range schemas.ResourceSchemas {
 		types[name] = s.ValueType()
 	}
-	return &Protocol{Server: server, Sim: sim, Client: client, resourceTypes: types}
+	p := &Protocol{Server: server, Sim: sim, Client: client, resourceTypes: types, providerConfig: &dv}
+	p.Reconfigure(tb)
+	return p
+}
+
+// Reconfigure configures the provider again, as Terraform does at the
+// start of each command (and of each of its plan and apply passes): what
+// the provider keeps for the span of one command starts empty.
+func (p *Protocol) Reconfigure(tb testing.TB) {
+	tb.Helper()
+	conf, err := p.Server.ConfigureProvider(context.Background(), &tfprotov6.ConfigureProviderRequest{Config: p.providerConfig})
+	if err != nil || hasErrors(conf.Diagnostics) {
+		tb.Fatalf("configure provider: %v %v", err, conf.Diagnostics)
+	}
+}
+
+// NullState is the prior state of a resource that does not exist yet, for
+// a create plan.
+func (p *Protocol) NullState(tb testing.TB, typeName string) *tfprotov6.DynamicValue {
+	tb.Helper()
+	typ, ok := p.resourceTypes[typeName]
+	if !ok {
+		tb.Fatalf("unknown resource type %s", typeName)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, nil))
+	if err != nil {
+		tb.Fatalf("null value: %v", err)
+	}
+	return &dv
 }
 
 // Import runs ImportResourceState and then ReadResource, as `terraform

@@ -113,20 +113,23 @@ func (c Config) GoString() string { return c.String() }
 
 // Client talks to one PVE endpoint. It is safe for concurrent use.
 type Client struct {
-	base         *url.URL
-	apiRoot      string
-	httpClient   *http.Client
-	auth         authenticator
-	redactor     *redactor
-	logger       Logger
-	userAgent    string
-	retryWaitMin time.Duration
-	retryWaitMax time.Duration
-	retryMax     int
-	pollInterval time.Duration
-	timeout      time.Duration // per attempt; 0 means none
-	now          func() time.Time
-	vmids        vmidReservations // ids handed out by AllocateVMID (vmid.go)
+	base          *url.URL
+	apiRoot       string
+	httpClient    *http.Client
+	auth          authenticator
+	redactor      *redactor
+	logger        Logger
+	userAgent     string
+	retryWaitMin  time.Duration
+	retryWaitMax  time.Duration
+	retryMax      int
+	pollInterval  time.Duration
+	timeout       time.Duration // per attempt; 0 means none
+	now           func() time.Time
+	vmids         vmidReservations // ids handed out by AllocateVMID (vmid.go)
+	pools         memo[PoolGuests] // pool memberships, until our next write (readcache.go)
+	poolExistence memo[bool]       // whether pools exist, until our next write to /pools
+	nodeNames     memo[[]string]   // the cluster's node names (readcache.go)
 }
 
 // New validates cfg and builds a Client. It does no network I/O: ticket
@@ -394,6 +397,9 @@ func (c *Client) Delete(ctx context.Context, path string, query url.Values, out 
 func (c *Client) call(ctx context.Context, method, path string, params url.Values, out any) (err error) {
 	if !strings.HasPrefix(path, "/") {
 		return fmt.Errorf("pve: API path %q must start with /", path)
+	}
+	if method != http.MethodGet {
+		defer c.noteWrite(path)
 	}
 	var res *rawResponse
 	defer c.logRequest(ctx, method, path, func() map[string]any {

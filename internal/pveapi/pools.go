@@ -58,7 +58,18 @@ func (c *Client) Pools(ctx context.Context) ([]PoolSummary, error) {
 // GetPool reads one pool with GET /pools?poolid=X (PVE 9), which answers a
 // one-element array. found is false only for PVE's answer for a missing
 // pool, 500 "pool 'X' does not exist"; every other failure is an error.
+// It always asks PVE; its answer also serves later PoolGuests and
+// PoolExists calls.
 func (c *Client) GetPool(ctx context.Context, poolid string) (pool *Pool, found bool, err error) {
+	generation := c.pools.currentGeneration()
+	pool, found, err = c.getPoolAndKeepExistence(ctx, poolid)
+	if err == nil {
+		c.pools.seed(poolid, poolGuestsOf(pool, found), generation)
+	}
+	return pool, found, err
+}
+
+func (c *Client) getPool(ctx context.Context, poolid string) (pool *Pool, found bool, err error) {
 	var out []Pool
 	err = c.Get(ctx, "/pools", url.Values{"poolid": {poolid}}, &out)
 	if err != nil {

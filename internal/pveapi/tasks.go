@@ -116,6 +116,9 @@ func (c *Client) WaitTask(ctx context.Context, upid string) (*TaskResult, error)
 	if err != nil {
 		return nil, err
 	}
+	// A task may change pool membership (create, restore, clone, destroy)
+	// until it ends.
+	defer c.noteWrite("")
 	path := "/nodes/" + url.PathEscape(parsed.Node) + "/tasks/" + url.PathEscape(parsed.Raw) + "/status"
 	for attempt := 0; ; attempt++ {
 		var status taskStatus

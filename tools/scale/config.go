@@ -41,17 +41,35 @@ provider "pve" {
 // VMs with two blank disks and two NICs, containers with a root disk and a
 // NIC. Guests are kept stopped so the measure is the provider's API work,
 // not the simulated boot, and small so 1000 of them fit the simulator's
-// 500 GiB local-lvm per node.
-func guestsConfig(n int) string {
+// 500 GiB local-lvm per node. With pools > 0 the configuration manages that
+// many pools (pve_pool) and spreads the guests over them, VM i and
+// container i in pool i mod pools.
+func guestsConfig(n, pools int) string {
 	vms, containers := guestMix(n)
 	var b strings.Builder
+	// poolAttr is the guest's pool line, padded to align with the block's
+	// other attributes.
+	poolAttr := func(padding string) string {
+		if pools == 0 {
+			return ""
+		}
+		return fmt.Sprintf("\n  pool%s= pve_pool.scale[count.index %% %d].poolid", padding, pools)
+	}
+	if pools > 0 {
+		fmt.Fprintf(&b, `
+resource "pve_pool" "scale" {
+  count  = %d
+  poolid = "scale-pool-${count.index}"
+}
+`, pools)
+	}
 	if vms > 0 {
 		fmt.Fprintf(&b, `
 resource "pve_vm" "scale" {
   count   = %d
   node    = "pve${count.index %% %d + 1}"
   name    = "scale-vm-${count.index}"
-  started = false
+  started = false%s
 
   scsi_hardware = "virtio-scsi-single"
   cpu           = { cores = 1 }
@@ -67,7 +85,7 @@ resource "pve_vm" "scale" {
     net1 = { bridge = "vmbr0", firewall = true }
   }
 }
-`, vms, scaleNodes)
+`, vms, scaleNodes, poolAttr("    "))
 	}
 	if containers > 0 {
 		fmt.Fprintf(&b, `
@@ -75,7 +93,7 @@ resource "pve_container" "scale" {
   count       = %d
   node        = "pve${(count.index + 1) %% %d + 1}"
   hostname    = "scale-ct-${count.index}"
-  started     = false
+  started     = false%s
   os_template = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
 
   memory    = { size = 256, swap = 0 }
@@ -85,7 +103,7 @@ resource "pve_container" "scale" {
     net0 = { name = "eth0", bridge = "vmbr0", ipv4 = { address = "dhcp" } }
   }
 }
-`, containers, scaleNodes)
+`, containers, scaleNodes, poolAttr("        "))
 	}
 	return b.String()
 }

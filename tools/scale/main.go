@@ -5,7 +5,7 @@
 // the requests the simulator answered by method, errors and the provider's
 // peak memory, next to Terraform's own overhead on an empty configuration.
 //
-//	go run ./tools/scale -n 200 -p 10 -latency 5ms -task 50ms [-json] [-profile DIR]
+//	go run ./tools/scale -n 200 -p 10 -latency 5ms -task 50ms [-pools 10] [-json] [-profile DIR]
 package main
 
 import (
@@ -23,6 +23,7 @@ import (
 
 type options struct {
 	guests      int
+	pools       int // pve_pool resources the guests are spread over; 0: no pools
 	parallelism int
 	latency     time.Duration
 	task        time.Duration
@@ -72,6 +73,7 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 	fs := flag.NewFlagSet("scale", flag.ContinueOnError)
 	fs.SetOutput(errOut)
 	fs.IntVar(&o.guests, "n", 200, "number of guests (half VMs, half containers, across 3 nodes)")
+	fs.IntVar(&o.pools, "pools", 0, "put the guests in this many pools (pve_pool), spread evenly; 0 for none")
 	fs.IntVar(&o.parallelism, "p", 10, "terraform -parallelism")
 	fs.DurationVar(&o.latency, "latency", 5*time.Millisecond, "simulated latency added to every API request")
 	fs.DurationVar(&o.task, "task", 50*time.Millisecond, "simulated duration of every PVE task")
@@ -88,6 +90,8 @@ func parseFlags(args []string, errOut io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments: %v", fs.Args())
 	case o.guests < 1:
 		return o, fmt.Errorf("-n must be at least 1, got %d", o.guests)
+	case o.pools < 0:
+		return o, fmt.Errorf("-pools must not be negative, got %d", o.pools)
 	case o.parallelism < 1:
 		return o, fmt.Errorf("-p must be at least 1, got %d", o.parallelism)
 	case o.latency < 0 || o.task < 0:

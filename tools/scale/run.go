@@ -198,7 +198,7 @@ func (b *bench) prepare(provider string, srv *pvesim.Server) error {
 	if err := os.WriteFile(filepath.Join(b.work, "empty", "main.tf"), []byte(head), 0o600); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(b.work, "estate", "main.tf"), []byte(head+guestsConfig(b.opts.guests)), 0o600)
+	return os.WriteFile(filepath.Join(b.work, "estate", "main.tf"), []byte(head+guestsConfig(b.opts.guests, b.opts.pools)), 0o600)
 }
 
 // runPhase runs one terraform command with fresh counters and collects its

@@ -30,7 +30,7 @@ func TestGuestsConfigSpreadsKindsAndNodes(t *testing.T) {
 			t.Errorf("guestMix(%d) = %d, %d; want %d, %d", tc.n, vms, cts, tc.vms, tc.cts)
 		}
 	}
-	cfg := guestsConfig(5)
+	cfg := guestsConfig(5, 0)
 	for _, want := range []string{
 		"count   = 3", `node    = "pve${count.index % 3 + 1}"`, "scsi0 = {", "scsi1 = {", "net0 = {", "net1 = {",
 		"count       = 2", `node        = "pve${(count.index + 1) % 3 + 1}"`, "started     = false",
@@ -39,8 +39,21 @@ func TestGuestsConfigSpreadsKindsAndNodes(t *testing.T) {
 			t.Errorf("configuration lacks %q:\n%s", want, cfg)
 		}
 	}
-	if strings.Contains(guestsConfig(1), "pve_container") {
+	if strings.Contains(guestsConfig(1, 0), "pve_container") {
 		t.Error("one guest is a VM only")
+	}
+	if strings.Contains(cfg, "pool") {
+		t.Errorf("no pools asked for, yet:\n%s", cfg)
+	}
+	pooled := guestsConfig(5, 2)
+	for _, want := range []string{
+		"resource \"pve_pool\" \"scale\" {\n  count  = 2\n", `poolid = "scale-pool-${count.index}"`,
+		"started = false\n  pool    = pve_pool.scale[count.index % 2].poolid\n",
+		"started     = false\n  pool        = pve_pool.scale[count.index % 2].poolid\n",
+	} {
+		if !strings.Contains(pooled, want) {
+			t.Errorf("pooled configuration lacks %q:\n%s", want, pooled)
+		}
 	}
 	if block := providerBlock(200); !strings.Contains(block, "vmid_range = { min = 10000, max = 10500 }") {
 		t.Errorf("provider block: %s", block)
@@ -50,15 +63,15 @@ func TestGuestsConfigSpreadsKindsAndNodes(t *testing.T) {
 func TestSummarizeCountsMethodsWritesAndErrors(t *testing.T) {
 	t.Parallel()
 	reqs := []pvesim.RequestRecord{
+		{Method: "GET", Path: "/pools", Params: map[string][]string{"poolid": {"a"}}, Status: 500},
+		{Method: "GET", Path: "/nodes", Status: 200},
 		{Method: "GET", Status: 200},
-		{Method: "GET", Status: 200},
-		{Method: "GET", Status: 500},
 		{Method: "POST", Status: 200},
 		{Method: "DELETE", Dropped: true},
 		{Method: "GET", Status: 200},
 	}
 	pr := summarize("plan", reqs, 2, 2)
-	if pr.Requests != 6 || pr.Writes != 2 || pr.Errors != 2 || pr.RequestsPerGuest != 2 {
+	if pr.Requests != 6 || pr.Writes != 2 || pr.Errors != 2 || pr.RequestsPerGuest != 2 || pr.PoolReads != 1 || pr.PoolReadErrors != 1 || pr.NodeListReads != 1 {
 		t.Errorf("summary = %+v", pr)
 	}
 	if want := map[string]int{"GET": 4, "POST": 1, "DELETE": 1}; !reflect.DeepEqual(pr.RequestsByMethod, want) {
@@ -88,7 +101,7 @@ func TestEvaluateGoals(t *testing.T) {
 		got[g.Name] = g.Met
 	}
 	want := map[string]bool{
-		"refresh cost": false, "no-op plan writes": true, "no-op plan wall time": true,
+		"refresh cost": false, "no-op plan cost": true, "no-op plan writes": true, "no-op plan wall time": true,
 		"apply at P=10": false, "provider peak RSS": false,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -100,6 +113,24 @@ func TestEvaluateGoals(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// With pools, a refresh costs two requests per guest plus one per pool.
+func TestEvaluateGoalsWithPools(t *testing.T) {
+	t.Parallel()
+	r := &report{Settings: settings{Guests: 200, Pools: 10, Parallelism: 10}}
+	r.Phases = []phaseReport{{Name: "plan", RequestsPerGuest: 2.05}, {Name: "refresh", RequestsPerGuest: 2.06}}
+	r.evaluate()
+	got := map[string]goal{}
+	for _, g := range r.Goals {
+		got[g.Name] = g
+	}
+	if g := got["no-op plan cost"]; !g.Met || !strings.Contains(g.Target, "1 per pool = 2.05 per guest") {
+		t.Errorf("plan goal = %+v", g)
+	}
+	if g := got["refresh cost"]; g.Met {
+		t.Errorf("refresh goal = %+v, want missed", g)
 	}
 }
 
@@ -130,7 +161,10 @@ func TestParseFlagsDefaultsAndChecks(t *testing.T) {
 	if err != nil || o.guests != 200 || o.parallelism != 10 || o.latency != 5*time.Millisecond || o.task != 50*time.Millisecond || o.jsonOut {
 		t.Errorf("defaults = %+v, %v", o, err)
 	}
-	for _, args := range [][]string{{"-n", "0"}, {"-p", "0"}, {"-latency", "-1ms"}, {"extra"}} {
+	if o, err := parseFlags([]string{"-pools", "3"}, io.Discard); err != nil || o.pools != 3 {
+		t.Errorf("-pools 3 = %+v, %v", o, err)
+	}
+	for _, args := range [][]string{{"-n", "0"}, {"-p", "0"}, {"-latency", "-1ms"}, {"-pools", "-1"}, {"extra"}} {
 		if _, err := parseFlags(args, io.Discard); err == nil {
 			t.Errorf("parseFlags(%v) accepted", args)
 		}
@@ -179,5 +213,40 @@ func TestSmallEstateEndToEnd(t *testing.T) {
 	destroy, _ := rep.phase("destroy")
 	if apply.RequestsByMethod["POST"] != 4 || destroy.RequestsByMethod["DELETE"] != 4 {
 		t.Errorf("apply %v, destroy %v", apply.RequestsByMethod, destroy.RequestsByMethod)
+	}
+}
+
+// TestPooledEstateEndToEnd runs the benchmark on four guests in two pools:
+// a no-op plan and a refresh read each pool once, and an apply asks for
+// the node list once per provider configuration, not once per guest.
+func TestPooledEstateEndToEnd(t *testing.T) {
+	t.Parallel()
+	opts := options{guests: 4, pools: 2, parallelism: 4, latency: time.Millisecond, terraform: "terraform"}
+	rep, err := run(context.Background(), opts, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range rep.Phases {
+		// The apply's plan asks for the pools it is about to create, once
+		// each, and PVE answers that they do not exist.
+		if unexpected := p.Errors - p.PoolReadErrors; unexpected != 0 || p.PoolReadErrors > opts.pools {
+			t.Errorf("%s: %d API errors %v, %d of them pool reads", p.Name, p.Errors, p.ErrorsByStatus, p.PoolReadErrors)
+		}
+	}
+	for _, g := range rep.Goals {
+		if !g.Met && !strings.Contains(g.Name, "wall time") && !strings.Contains(g.Name, "RSS") {
+			t.Errorf("goal %s missed: %s, target %s", g.Name, g.Measured, g.Target)
+		}
+	}
+	for _, name := range []string{"plan", "refresh"} {
+		p, _ := rep.phase(name)
+		// Two requests per guest, one per pool: (4x2 + 2) / 4.
+		if p.Writes != 0 || p.PoolReads != 2 || p.RequestsPerGuest != 2.5 {
+			t.Errorf("%s: %d writes, %d pool reads, %.2f requests per guest; want 0, 2, 2.50", name, p.Writes, p.PoolReads, p.RequestsPerGuest)
+		}
+	}
+	// The apply's plan pass and its apply pass each configure a provider.
+	if apply, _ := rep.phase("apply"); apply.NodeListReads > 2 {
+		t.Errorf("apply asked for the node list %d times, want at most 2", apply.NodeListReads)
 	}
 }

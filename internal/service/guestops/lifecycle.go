@@ -120,18 +120,14 @@ func (a API) ReadPool(ctx context.Context, vmid int, pool types.String, diags *d
 }
 
 // PoolHas reports whether pool lists the guest; a missing pool has no
-// members.
+// members. The client asks PVE once per pool until its next write, so a
+// plan of many guests in one pool reads the pool once.
 func (a API) PoolHas(ctx context.Context, poolID string, vmid int) (bool, error) {
-	pool, found, err := a.Client.GetPool(ctx, poolID)
-	if err != nil || !found {
+	pool, err := a.Client.PoolGuests(ctx, poolID)
+	if err != nil {
 		return false, err
 	}
-	for _, m := range pool.Members {
-		if (m.Type == pveapi.GuestTypeQemu || m.Type == pveapi.GuestTypeLXC) && m.VMID.Int() == vmid {
-			return true, nil
-		}
-	}
-	return false, nil
+	return pool.Has(vmid), nil
 }
 
 // ChangePool moves the guest between pools through the pools API (W48).

@@ -40,16 +40,12 @@ func (a API) CheckPlacement(ctx context.Context, req resource.ModifyPlanRequest,
 }
 
 func (a API) checkNode(ctx context.Context, node string, resp *resource.ModifyPlanResponse) {
-	nodes, err := a.Client.Nodes(ctx)
-	if err != nil || len(nodes) == 0 {
+	// Only whether the node belongs to the cluster matters here, not
+	// whether it is online, so the client's list, read once per command,
+	// serves every guest.
+	names, err := a.Client.NodeNames(ctx)
+	if err != nil || len(names) == 0 || slices.Contains(names, node) {
 		return
-	}
-	names := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		if n.Node == node {
-			return
-		}
-		names = append(names, n.Node)
 	}
 	slices.Sort(names)
 	resp.Diagnostics.AddAttributeError(path.Root("node"), "Node Not Found",
@@ -57,8 +53,8 @@ func (a API) checkNode(ctx context.Context, node string, resp *resource.ModifyPl
 }
 
 func (a API) checkPool(ctx context.Context, pool string, resp *resource.ModifyPlanResponse) {
-	_, found, err := a.Client.GetPool(ctx, pool)
-	if err != nil || found {
+	exists, err := a.Client.PoolExists(ctx, pool)
+	if err != nil || exists {
 		return
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("pool"), "Pool Not Found",
