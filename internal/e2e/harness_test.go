@@ -169,10 +169,6 @@ func (e *env) command(ctx context.Context, dir string, args ...string) (*exec.Cm
 		"CHECKPOINT_DISABLE=1",
 		"TF_LOG=",
 		"PVE_ENDPOINT=", "PVE_API_TOKEN=", "PVE_USERNAME=", "PVE_PASSWORD=",
-		// Terraform and the provider processes it starts live for one
-		// command: collecting garbage is pure overhead for them (about a
-		// tenth of the CPU time of this package).
-		"GOGC=off",
 	)
 	var out bytes.Buffer
 	cmd.Stdout = &out
