@@ -52,7 +52,7 @@ func CloneAttribute(kind Kind) schema.SingleNestedAttribute {
 			"source_node": schema.StringAttribute{
 				MarkdownDescription: "Node of the source. Looked up in the cluster when left out.",
 				Optional:            true,
-				Validators:          []validator.String{fwutil.Format(wire.IsDNSName, "must be a node name")},
+				Validators:          []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
 			},
 			"full": schema.BoolAttribute{
 				MarkdownDescription: "Full copy (default) rather than a linked clone; a linked clone needs a template on storage that supports it.",

@@ -75,7 +75,8 @@ func TestAccContainer_badInputAtPlan(t *testing.T) {
 		{`ssh_public_keys = ["not a key"]`, []string{"must be one SSH public key"}},
 		{`ssh_public_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIA admin@host\nnot a key\n"]`, []string{"Invalid SSH Public Key", `"not a key"`}},
 		{`clone = { source_vmid = 99 }`, []string{"source_vmid value must be between 100 and 999999999"}},
-		{`clone = { source_vmid = 9000, source_node = "pve_1" }`, []string{"must be a node name"}},
+		{`clone = { source_vmid = 9000, source_node = "pve_1" }`, []string{"must be a PVE node name"}},
+		{`clone = { source_vmid = 9000, source_node = "pve1.example.com" }`, []string{"must be a PVE node name"}},
 		{`clone = { source_vmid = 9000, storage = "1bad" }`, []string{"must be a storage id"}},
 	}
 	steps := make([]resource.TestStep, 0, len(cases))

@@ -295,7 +295,10 @@ func TestVMSchemaRejectsBadInput(t *testing.T) {
 		{"memory.balloon above size", func(c map[string]any) { c["memory"] = map[string]any{"size": 1024, "balloon": 2048} },
 			"memory.balloon", "Balloon Larger Than Memory"},
 		{"clone.source_vmid", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 99} }, "clone.source_vmid", "between 100 and 999999999"},
-		{"clone.source_node", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "source_node": "pve_1"} }, "clone.source_node", "must be a node name"},
+		{"clone.source_node", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "source_node": "pve_1"} }, "clone.source_node", "must be a PVE node name"},
+		{"clone.source_node with a domain", func(c map[string]any) {
+			c["clone"] = map[string]any{"source_vmid": 9000, "source_node": "pve1.example.com"}
+		}, "clone.source_node", "must be a PVE node name"},
 		{"clone.storage", func(c map[string]any) { c["clone"] = map[string]any{"source_vmid": 9000, "storage": "1bad"} }, "clone.storage", "must be a storage id"},
 		{"restore.archive", func(c map[string]any) { c["restore"] = map[string]any{"archive": "local:iso/debian.iso"} }, "restore.archive", "is not a vzdump backup archive"},
 		{"restore.archive of a container", func(c map[string]any) {
