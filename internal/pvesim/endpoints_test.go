@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // GET .../lxc/{vmid}/interfaces (pve-container src/PVE/API2/LXC.pm,
@@ -69,6 +70,23 @@ func TestCloudInitRegenerate(t *testing.T) {
 	e.sim.SetPrivileges(testTokenUser, "VM.Audit")
 	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/cloudinit", nil).
 		wantStatus(t, http.StatusForbidden, "Permission check failed (/vms/100, VM.Config.Cloudinit)")
+}
+
+// cloudinit_update runs under lock_config (qemu-server src/PVE/API2/Qemu.pm
+// cloudinit_update): while a worker holds the VM's config flock past
+// lock_config's 10 s the regeneration times out, and once the worker ends
+// it goes through.
+func TestCloudInitRegenerateWaitsForFlock(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	e := newEnv(t, Options{TaskDuration: time.Minute, Now: clock.Now})
+	addGuests(t, e.sim, vm(100, "pve1", "web"))
+	start := e.power(t, "100", "start")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/cloudinit", nil).
+		wantStatus(t, http.StatusInternalServerError, "can't lock file '/var/lock/qemu-server/lock-100.conf' - got timeout")
+	clock.Advance(time.Minute)
+	e.taskOK(t, start)
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/cloudinit", nil).wantNull(t)
 }
 
 // GET /nodes/{node}/network (pve-manager PVE/API2/Network.pm index,

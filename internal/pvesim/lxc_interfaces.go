@@ -18,9 +18,11 @@ func (s *Sim) registerGuestExtraRoutes() {
 		perm:   permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
 		handle: lxcInterfaces,
 	})
+	// cloudinit_update takes lock_config before it loads the config.
 	s.handle(http.MethodPut, "/nodes/{node}/qemu/{vmid}/cloudinit", route{
-		perm:   permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Cloudinit"}},
-		handle: regenerateCloudInit,
+		perm:       permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Cloudinit"}},
+		configLock: true,
+		handle:     regenerateCloudInit,
 	})
 }
 
