@@ -184,22 +184,22 @@ func createOutsideTerraform(ctx context.Context, t *testing.T, client *pveapi.Cl
 		}
 	}
 	if g.kind == pvesim.LXC {
-		upid, err := client.CreateLXC(ctx, g.node, g.vmid, g.params)
+		upid, err := client.CreateGuest(ctx, g.node, pveapi.GuestTypeLXC, g.vmid, g.params)
 		wait("create", upid, err)
 		if g.running {
-			upid, err = client.LXCStatusAction(ctx, g.node, g.vmid, "start", nil)
+			upid, err = client.GuestStatusAction(ctx, g.node, pveapi.GuestTypeLXC, g.vmid, "start", nil)
 			wait("start", upid, err)
 		}
 		return
 	}
-	upid, err := client.CreateQemu(ctx, g.node, g.vmid, g.params)
+	upid, err := client.CreateGuest(ctx, g.node, pveapi.GuestTypeQemu, g.vmid, g.params)
 	wait("create", upid, err)
 	if g.template {
 		upid, err = client.TemplateQemu(ctx, g.node, g.vmid, "")
 		wait("template", upid, err)
 	}
 	if g.running {
-		upid, err = client.QemuStatusAction(ctx, g.node, g.vmid, "start", nil)
+		upid, err = client.GuestStatusAction(ctx, g.node, pveapi.GuestTypeQemu, g.vmid, "start", nil)
 		wait("start", upid, err)
 	}
 }
@@ -372,7 +372,7 @@ func TestAdoptClusterForEachImport(t *testing.T) {
 	// A guest that leaves the selection would be destroyed by the for_each;
 	// prevent_destroy refuses the plan instead, and terraform state rm lets
 	// it go with the guest left in place.
-	if err := client.UpdateQemuConfig(context.Background(), "pve3", 103, url.Values{"tags": {"web"}}); err != nil {
+	if err := client.UpdateGuestConfig(context.Background(), "pve3", pveapi.GuestTypeQemu, 103, url.Values{"tags": {"web"}}); err != nil {
 		t.Fatal(err)
 	}
 	r = e.run(e.dir, "plan", "-input=false", "-no-color")

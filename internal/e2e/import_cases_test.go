@@ -30,12 +30,12 @@ func (o *outside) createPool(id, comment string) {
 
 func (o *outside) createVM(node string, vmid int, form url.Values) {
 	o.t.Helper()
-	o.settle(o.client.CreateQemu(context.Background(), node, vmid, form))
+	o.settle(o.client.CreateGuest(context.Background(), node, pveapi.GuestTypeQemu, vmid, form))
 }
 
 func (o *outside) createContainer(node string, vmid int, form url.Values) {
 	o.t.Helper()
-	o.settle(o.client.CreateLXC(context.Background(), node, vmid, form))
+	o.settle(o.client.CreateGuest(context.Background(), node, pveapi.GuestTypeLXC, vmid, form))
 }
 
 // adoptedVMForm is a VM with disks on two buses, an EFI store, two NICs,
@@ -90,8 +90,8 @@ func vmImportCase() importCase {
 			// A TPM added later, as the web UI does it.
 			pve.settle(pve.client.UpdateQemuConfigAsync(context.Background(), "pve2", 4100, url.Values{"tpmstate0": {"local-lvm:1,version=v2.0"}}))
 			// A disk detached by hand stays as unused0 (W24).
-			pve.must(pve.client.UpdateQemuConfig(context.Background(), "pve2", 4100, url.Values{"delete": {"sata0"}}))
-			pve.settle(pve.client.QemuStatusAction(context.Background(), "pve2", 4100, pveapi.QemuStart, nil))
+			pve.must(pve.client.UpdateGuestConfig(context.Background(), "pve2", pveapi.GuestTypeQemu, 4100, url.Values{"delete": {"sata0"}}))
+			pve.settle(pve.client.GuestStatusAction(context.Background(), "pve2", pveapi.GuestTypeQemu, 4100, pveapi.QemuStart, nil))
 			return "4100"
 		},
 		handWritten: `
@@ -228,8 +228,8 @@ func containerImportCase() importCase {
 		resourceType: "pve_container",
 		create: func(pve *outside) string {
 			pve.createContainer("pve3", 4200, adoptedContainerForm())
-			pve.must(pve.client.UpdateLXCConfig(context.Background(), "pve3", 4200, url.Values{"delete": {"mp1"}}))
-			pve.settle(pve.client.LXCStatusAction(context.Background(), "pve3", 4200, pveapi.LXCStart, nil))
+			pve.must(pve.client.UpdateGuestConfig(context.Background(), "pve3", pveapi.GuestTypeLXC, 4200, url.Values{"delete": {"mp1"}}))
+			pve.settle(pve.client.GuestStatusAction(context.Background(), "pve3", pveapi.GuestTypeLXC, 4200, pveapi.LXCStart, nil))
 			return "4200"
 		},
 		handWritten: `

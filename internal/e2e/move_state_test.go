@@ -148,7 +148,7 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 			t.Fatal(err)
 		}
 	}
-	wait(client.CreateQemu(ctx, "pve1", 120, url.Values{
+	wait(client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, 120, url.Values{
 		"name": {"web-1"}, "description": {"Web front end\nowned by ops"}, "tags": {"prod;web"}, "pool": {"web"}, "onboot": {"1"},
 		"bios": {"seabios"}, "machine": {"q35"}, "ostype": {"l26"}, "scsihw": {"virtio-scsi-single"}, "boot": {"order=scsi0;net0"},
 		"cores": {"2"}, "sockets": {"1"}, "cpu": {"x86-64-v2-AES"}, "cpuunits": {"1024"}, "memory": {"2048"}, "balloon": {"1024"},
@@ -161,8 +161,8 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 		"searchdomain": {"example.com"}, "nameserver": {"10.0.0.53 10.0.0.54"},
 		"ipconfig0": {"ip=10.0.0.20/24,gw=10.0.0.1"}, "ipconfig1": {"ip=dhcp,ip6=auto"},
 	}))
-	wait(client.QemuStatusAction(ctx, "pve1", 120, "start", nil))
-	wait(client.CreateQemu(ctx, "pve2", 121, url.Values{
+	wait(client.GuestStatusAction(ctx, "pve1", pveapi.GuestTypeQemu, 120, "start", nil))
+	wait(client.CreateGuest(ctx, "pve2", pveapi.GuestTypeQemu, 121, url.Values{
 		"name": {"db-1"}, "description": {"Managed by Terraform."}, "tags": {"db;prod"}, "pool": {"db"}, "onboot": {"1"}, "protection": {"1"},
 		"bios": {"seabios"}, "ostype": {"l26"}, "scsihw": {"virtio-scsi-single"}, "boot": {"order=scsi0;ide2;net0"},
 		"cores": {"4"}, "sockets": {"1"}, "cpu": {"host"}, "memory": {"4096"}, "balloon": {"512"}, "agent": {"1"},
@@ -174,8 +174,8 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 		"searchdomain": {"db.example.com"}, "nameserver": {"10.0.1.53 10.0.1.54"},
 		"ipconfig0": {"ip=10.0.1.21/24,gw=10.0.1.1"}, "ipconfig1": {"ip=dhcp,ip6=auto"},
 	}))
-	wait(client.QemuStatusAction(ctx, "pve2", 121, "start", nil))
-	wait(client.CreateLXC(ctx, "pve1", 130, url.Values{
+	wait(client.GuestStatusAction(ctx, "pve2", pveapi.GuestTypeQemu, 121, "start", nil))
+	wait(client.CreateGuest(ctx, "pve1", pveapi.GuestTypeLXC, 130, url.Values{
 		"ostemplate": {ctTemplate}, "password": {"S3cret-from-bpg"}, "pool": {"edge"},
 		"hostname": {"proxy-1"}, "description": {"reverse proxy\n"}, "tags": {"edge;prod"}, "onboot": {"1"}, "unprivileged": {"1"},
 		"cores": {"2"}, "cpuunits": {"1024"}, "memory": {"1024"}, "swap": {"256"},
@@ -184,7 +184,7 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 		"net1":         {"name=eth1,bridge=vmbr0,hwaddr=BC:24:11:00:02:30,mtu=1400,rate=25,tag=40,ip=dhcp"},
 		"nameserver":   {"10.0.0.53"},
 		"searchdomain": {"example.com"}, "console": {"1"}, "cmode": {"console"},
-		"tty": {"4"}, // W39: taken at create
+		"tty": {"4"},
 	}))
 	// bpg ran as root@pam: the bind mount (W36) and keyctl (W33).
 	for key, value := range map[string]string{
@@ -194,8 +194,8 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 			t.Fatal(err)
 		}
 	}
-	wait(client.LXCStatusAction(ctx, "pve1", 130, "start", nil))
-	wait(client.CreateLXC(ctx, "pve2", 131, url.Values{
+	wait(client.GuestStatusAction(ctx, "pve1", pveapi.GuestTypeLXC, 130, "start", nil))
+	wait(client.CreateGuest(ctx, "pve2", pveapi.GuestTypeLXC, 131, url.Values{
 		"ostemplate": {ctTemplate}, "password": {"S3cret-from-telmate"},
 		"hostname": {"cache-1"}, "description": {"cache"}, "tags": {"cache;prod"}, "onboot": {"0"}, "unprivileged": {"1"},
 		"cores": {"1"}, "cpuunits": {"1024"}, "memory": {"512"}, "swap": {"512"},
@@ -208,7 +208,7 @@ func moveGuests(t *testing.T, sim *pvesim.Sim, token string) {
 	if err := sim.SetGuestConfig(131, "features", "nesting=1,mount=nfs;cifs"); err != nil {
 		t.Fatal(err)
 	}
-	wait(client.LXCStatusAction(ctx, "pve2", 131, "start", nil))
+	wait(client.GuestStatusAction(ctx, "pve2", pveapi.GuestTypeLXC, 131, "start", nil))
 }
 
 const bpgKey = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG1vdmUtc3RhdGUta2V5LWJwZy1mb3ItdGVzdHMtMzJi ops@example.com"

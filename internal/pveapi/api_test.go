@@ -308,7 +308,7 @@ func TestPostWithoutParamsIsNotChunked(t *testing.T) {
 		writeData(w, "UPID:pve1:00000001:00000001:00000001:qmstart:100:root@pam:")
 	})
 	c := f.client()
-	if _, err := c.QemuStatusAction(context.Background(), "pve1", 100, QemuStart, nil); err != nil {
+	if _, err := c.GuestStatusAction(context.Background(), "pve1", GuestTypeQemu, 100, QemuStart, nil); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()

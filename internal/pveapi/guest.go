@@ -255,40 +255,6 @@ func guestPath(node, guestType string, vmid int, suffix string) string {
 	return "/nodes/" + url.PathEscape(node) + "/" + guestType + "/" + strconv.Itoa(vmid) + suffix
 }
 
-// guestConfig reads GET .../config: the configuration with pending changes
-// applied, PVE's default, so a change that waits for a restart reads back as
-// written.
-func (c *Client) guestConfig(ctx context.Context, node, guestType string, vmid int) (GuestConfig, error) {
-	var config GuestConfig
-	if err := c.Get(ctx, guestPath(node, guestType, vmid, "/config"), nil, &config); err != nil {
-		return nil, err
-	}
-	if config == nil {
-		config = GuestConfig{}
-	}
-	return config, nil
-}
-
-func (c *Client) guestPending(ctx context.Context, node, guestType string, vmid int) ([]PendingEntry, error) {
-	var entries []PendingEntry
-	if err := c.Get(ctx, guestPath(node, guestType, vmid, "/pending"), nil, &entries); err != nil {
-		return nil, err
-	}
-	return entries, nil
-}
-
-func (c *Client) guestStatus(ctx context.Context, node, guestType string, vmid int) (*GuestStatus, error) {
-	var raw guestStatusWire
-	if err := c.Get(ctx, guestPath(node, guestType, vmid, "/status/current"), nil, &raw); err != nil {
-		return nil, err
-	}
-	status := raw.status()
-	if status.VMID == 0 {
-		status.VMID = vmid
-	}
-	return status, nil
-}
-
 // postForUPID sends a write that answers with a task id (W8). An empty
 // UPID means PVE did the work synchronously (W9); WaitTask accepts it.
 func (c *Client) postForUPID(ctx context.Context, path string, form url.Values) (string, error) {
@@ -319,35 +285,6 @@ func (c *Client) FindGuest(ctx context.Context, vmid int) (guest *Resource, foun
 	return nil, false, nil
 }
 
-// guestNoun is how PVE names a guest type in its messages.
-func guestNoun(guestType string) string {
-	if guestType == GuestTypeLXC {
-		return "CT"
-	}
-	return "VM"
-}
-
-// createGuest sends POST /nodes/{node}/{qemu|lxc} with vmid added to a copy
-// of params, and returns the task id.
-func (c *Client) createGuest(ctx context.Context, node, guestType string, vmid int, params url.Values) (string, error) {
-	form := cloneValues(params)
-	id := strconv.Itoa(vmid)
-	if given := form.Get("vmid"); given != "" && given != id {
-		return "", fmt.Errorf("pve: create %s %d: the parameters name vmid %s", guestNoun(guestType), vmid, given)
-	}
-	form.Set("vmid", id)
-	return c.postForUPID(ctx, "/nodes/"+url.PathEscape(node)+"/"+guestType, form)
-}
-
-// updateGuestConfig sends the synchronous PUT .../config (W9) after the
-// checks every guest type shares (W16).
-func (c *Client) updateGuestConfig(ctx context.Context, node, guestType string, vmid int, params url.Values) error {
-	if err := checkConfigUpdate(params); err != nil {
-		return err
-	}
-	return c.Put(ctx, guestPath(node, guestType, vmid, "/config"), params, nil)
-}
-
 // checkConfigUpdate refuses what PVE refuses on sight in a config update:
 // nothing to change, and a key that is both set and deleted (W16).
 func checkConfigUpdate(params url.Values) error {
@@ -358,51 +295,6 @@ func checkConfigUpdate(params url.Values) error {
 		return fmt.Errorf("pve: config update: %w", err)
 	}
 	return nil
-}
-
-// resizeGuestDisk sends PUT .../resize, which answers with a task id (W22).
-func (c *Client) resizeGuestDisk(ctx context.Context, node, guestType string, vmid int, disk, size string) (string, error) {
-	form := url.Values{"disk": {disk}, "size": {size}}
-	var upid string
-	if err := c.Put(ctx, guestPath(node, guestType, vmid, "/resize"), form, &upid); err != nil {
-		return "", err
-	}
-	return upid, nil
-}
-
-// guestStatusAction sends POST .../status/{action}; callers check action
-// against their guest type's list first.
-func (c *Client) guestStatusAction(ctx context.Context, node, guestType string, vmid int, action string, params url.Values) (string, error) {
-	return c.postForUPID(ctx, guestPath(node, guestType, vmid, "/status/"+action), cloneValues(params))
-}
-
-// deleteGuest sends DELETE /nodes/{node}/{qemu|lxc}/{vmid} with its options
-// in the query, where PVE wants them on a DELETE.
-func (c *Client) deleteGuest(ctx context.Context, node, guestType string, vmid int, purge, destroyUnreferenced bool) (string, error) {
-	query := url.Values{}
-	if purge {
-		query.Set("purge", FormBool(true))
-	}
-	if destroyUnreferenced {
-		query.Set("destroy-unreferenced-disks", FormBool(true))
-	}
-	var upid string
-	if err := c.Delete(ctx, guestPath(node, guestType, vmid, ""), query, &upid); err != nil {
-		return "", err
-	}
-	return upid, nil
-}
-
-// cloneGuest sends POST .../clone. Neither guest type's clone defines
-// start (W14), and newid is required by both.
-func (c *Client) cloneGuest(ctx context.Context, node, guestType string, vmid int, params url.Values) (string, error) {
-	if params.Has("start") {
-		return "", errors.New("pve: clone takes no start parameter; start the clone with a separate power action")
-	}
-	if params.Get("newid") == "" {
-		return "", errors.New("pve: clone needs newid")
-	}
-	return c.postForUPID(ctx, guestPath(node, guestType, vmid, "/clone"), params)
 }
 
 // cloneValues copies v, so a call can add parameters without touching the

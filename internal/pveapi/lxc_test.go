@@ -42,13 +42,14 @@ func TestLXCCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "create adds vmid and sends unprivileged as 1 (W6, W34, W35)",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.CreateLXC(ctx, "pve1", 130, url.Values{
+				return c.CreateGuest(ctx, "pve1", GuestTypeLXC, 130, url.Values{
 					"ostemplate":   {"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"},
 					"hostname":     {"db-1"},
 					"unprivileged": {FormBool(true)},
 					"rootfs":       {"local-lvm:8"},
 					"mp0":          {"local-lvm:10,mp=/data,backup=1"},
 				})
+
 			}),
 			method: "POST", path: "/nodes/pve1/lxc",
 			body:  "hostname=db-1&mp0=local-lvm%3A10%2Cmp%3D%2Fdata%2Cbackup%3D1&ostemplate=local%3Avztmpl%2Fdebian-13-standard_13.1-1_amd64.tar.zst&rootfs=local-lvm%3A8&unprivileged=1&vmid=130",
@@ -61,28 +62,28 @@ func TestLXCCallsSendTheRightRequest(t *testing.T) {
 				delta.Set("cores", "2")
 				delta.Delete("mp1")
 				delta.Delete("nameserver")
-				return c.UpdateLXCConfig(ctx, "pve1", 130, delta.Values())
+				return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, delta.Values())
 			}),
 			method: "PUT", path: "/nodes/pve1/lxc/130/config", body: "cores=2&delete=mp1%2Cnameserver", reply: nil,
 		},
 		{
 			name: "W33 features travel as one composite value",
 			call: noUPID(func(c *Client) error {
-				return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"features": {"nesting=1,mount=nfs;cifs"}})
+				return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"features": {"nesting=1,mount=nfs;cifs"}})
 			}),
 			method: "PUT", path: "/nodes/pve1/lxc/130/config", body: "features=nesting%3D1%2Cmount%3Dnfs%3Bcifs", reply: nil,
 		},
 		{
 			name: "W36 a bind mount is submitted as written",
 			call: noUPID(func(c *Client) error {
-				return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"mp1": {"/srv/share,mp=/share,ro=1"}})
+				return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"mp1": {"/srv/share,mp=/share,ro=1"}})
 			}),
 			method: "PUT", path: "/nodes/pve1/lxc/130/config", body: "mp1=%2Fsrv%2Fshare%2Cmp%3D%2Fshare%2Cro%3D1", reply: nil,
 		},
 		{
 			name: "W38 net carries ip and gw inline",
 			call: noUPID(func(c *Client) error {
-				return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"net0": {"name=eth0,bridge=vmbr0,ip=10.0.0.6/24,gw=10.0.0.1,ip6=auto"}})
+				return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"net0": {"name=eth0,bridge=vmbr0,ip=10.0.0.6/24,gw=10.0.0.1,ip6=auto"}})
 			}),
 			method: "PUT", path: "/nodes/pve1/lxc/130/config",
 			body:  "net0=name%3Deth0%2Cbridge%3Dvmbr0%2Cip%3D10.0.0.6%2F24%2Cgw%3D10.0.0.1%2Cip6%3Dauto",
@@ -91,21 +92,21 @@ func TestLXCCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "W22 resize is a PUT answered with a UPID",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.ResizeLXCDisk(ctx, "pve1", 130, "rootfs", "+2G")
+				return c.ResizeGuestDisk(ctx, "pve1", GuestTypeLXC, 130, "rootfs", "+2G")
 			}),
 			method: "PUT", path: "/nodes/pve1/lxc/130/resize", body: "disk=rootfs&size=%2B2G", reply: lxcTestUPID,
 		},
 		{
 			name: "W23 move volume deleting the source",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.MoveLXCVolume(ctx, "pve1", 130, "mp0", "ceph", true)
+				return c.MoveGuestVolume(ctx, "pve1", GuestTypeLXC, 130, "mp0", "ceph", true)
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/move_volume", body: "delete=1&storage=ceph&volume=mp0", reply: lxcTestUPID,
 		},
 		{
 			name: "W23 move volume keeping the source as unusedN",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.MoveLXCVolume(ctx, "pve1", 130, "rootfs", "local-lvm", false)
+				return c.MoveGuestVolume(ctx, "pve1", GuestTypeLXC, 130, "rootfs", "local-lvm", false)
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/move_volume", body: "storage=local-lvm&volume=rootfs", reply: lxcTestUPID,
 		},
@@ -133,56 +134,56 @@ func TestLXCCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "start",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.LXCStatusAction(ctx, "pve1", 130, LXCStart, nil)
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCStart, nil)
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/status/start", body: "", reply: lxcTestUPID,
 		},
 		{
 			name: "shutdown with options",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.LXCStatusAction(ctx, "pve1", 130, LXCShutdown, url.Values{"timeout": {"60"}, "forceStop": {FormBool(true)}})
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCShutdown, url.Values{"timeout": {"60"}, "forceStop": {FormBool(true)}})
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/status/shutdown", body: "forceStop=1&timeout=60", reply: lxcTestUPID,
 		},
 		{
 			name: "stop",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.LXCStatusAction(ctx, "pve1", 130, LXCStop, nil)
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCStop, nil)
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/status/stop", body: "", reply: lxcTestUPID,
 		},
 		{
 			name: "reboot",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.LXCStatusAction(ctx, "pve1", 130, LXCReboot, nil)
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCReboot, nil)
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/130/status/reboot", body: "", reply: lxcTestUPID,
 		},
 		{
 			name: "W6 delete with purge and unreferenced volumes, in the query",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.DeleteLXC(ctx, "pve1", 130, true, true)
+				return c.DeleteGuest(ctx, "pve1", GuestTypeLXC, 130, true, true)
 			}),
 			method: "DELETE", path: "/nodes/pve1/lxc/130", query: "destroy-unreferenced-disks=1&purge=1", reply: lxcTestUPID,
 		},
 		{
 			name: "delete plain",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.DeleteLXC(ctx, "pve1", 130, false, false)
+				return c.DeleteGuest(ctx, "pve1", GuestTypeLXC, 130, false, false)
 			}),
 			method: "DELETE", path: "/nodes/pve1/lxc/130", reply: lxcTestUPID,
 		},
 		{
 			name: "full clone",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.CloneLXC(ctx, "pve1", 9100, url.Values{"newid": {"131"}, "full": {FormBool(true)}, "hostname": {"db-2"}, "storage": {"local-lvm"}})
+				return c.CloneGuest(ctx, "pve1", GuestTypeLXC, 9100, url.Values{"newid": {"131"}, "full": {FormBool(true)}, "hostname": {"db-2"}, "storage": {"local-lvm"}})
 			}),
 			method: "POST", path: "/nodes/pve1/lxc/9100/clone", body: "full=1&hostname=db-2&newid=131&storage=local-lvm", reply: lxcTestUPID,
 		},
 		{
 			name: "node names are path-escaped",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.LXCStatusAction(ctx, "pve 1", 130, LXCResume, nil)
+				return c.GuestStatusAction(ctx, "pve 1", GuestTypeLXC, 130, LXCResume, nil)
 			}),
 			method: "POST", path: "/nodes/pve 1/lxc/130/status/resume", body: "", reply: lxcTestUPID,
 		},
@@ -219,14 +220,14 @@ func TestCreateLXCKeepsCallerParams(t *testing.T) {
 	c := f.client()
 	ctx := context.Background()
 	params := url.Values{"ostemplate": {"local:vztmpl/alpine.tar.xz"}}
-	if _, err := c.CreateLXC(ctx, "pve1", 130, params); err != nil {
+	if _, err := c.CreateGuest(ctx, "pve1", GuestTypeLXC, 130, params); err != nil {
 		t.Fatal(err)
 	}
 	if params.Encode() != "ostemplate=local%3Avztmpl%2Falpine.tar.xz" {
 		t.Errorf("caller's params changed: %s", params.Encode())
 	}
 	params.Set("vmid", "131")
-	if _, err := c.CreateLXC(ctx, "pve1", 130, params); err == nil || !strings.Contains(err.Error(), "create CT 130") {
+	if _, err := c.CreateGuest(ctx, "pve1", GuestTypeLXC, 130, params); err == nil || !strings.Contains(err.Error(), "create CT 130") {
 		t.Errorf("a conflicting vmid in params: err = %v; want a refusal naming CT 130", err)
 	}
 	if n := len(f.requests()); n != 1 {
@@ -243,38 +244,38 @@ func TestLXCCallsRefusedLocally(t *testing.T) {
 	checks := map[string]func() error{
 		// W35: ostemplate is required at create.
 		"create without ostemplate": func() error {
-			_, err := c.CreateLXC(ctx, "pve1", 130, url.Values{"hostname": {"db-1"}})
+			_, err := c.CreateGuest(ctx, "pve1", GuestTypeLXC, 130, url.Values{"hostname": {"db-1"}})
 			return err
 		},
 		// W34: unprivileged is create-only, whatever the value.
 		"update sets unprivileged": func() error {
-			return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"unprivileged": {"1"}, "cores": {"2"}})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"unprivileged": {"1"}, "cores": {"2"}})
 		},
 		"update deletes unprivileged": func() error {
-			return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"cores": {"2"}, "delete": {"mp1;unprivileged"}})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"cores": {"2"}, "delete": {"mp1;unprivileged"}})
 		},
 		// W16: set and delete of the same key in one request.
 		"update sets and deletes a key": func() error {
-			return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"mp0": {"local-lvm:vm-130-disk-1,mp=/data"}, "delete": {"mp0"}})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"mp0": {"local-lvm:vm-130-disk-1,mp=/data"}, "delete": {"mp0"}})
 		},
 		"empty config update": func() error {
-			return c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{})
 		},
 		"clone with start": func() error {
-			_, err := c.CloneLXC(ctx, "pve1", 9100, url.Values{"newid": {"131"}, "start": {"1"}})
+			_, err := c.CloneGuest(ctx, "pve1", GuestTypeLXC, 9100, url.Values{"newid": {"131"}, "start": {"1"}})
 			return err
 		},
 		"clone without newid": func() error {
-			_, err := c.CloneLXC(ctx, "pve1", 9100, url.Values{"full": {"1"}})
+			_, err := c.CloneGuest(ctx, "pve1", GuestTypeLXC, 9100, url.Values{"full": {"1"}})
 			return err
 		},
 		// reset exists for VMs only.
 		"qemu-only power action": func() error {
-			_, err := c.LXCStatusAction(ctx, "pve1", 130, QemuReset, nil)
+			_, err := c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, QemuReset, nil)
 			return err
 		},
 		"unknown power action": func() error {
-			_, err := c.LXCStatusAction(ctx, "pve1", 130, "../../config", nil)
+			_, err := c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, "../../config", nil)
 			return err
 		},
 		"migrate timeout without restart": func() error {
@@ -286,7 +287,7 @@ func TestLXCCallsRefusedLocally(t *testing.T) {
 			return err
 		},
 		"move volume without storage": func() error {
-			_, err := c.MoveLXCVolume(ctx, "pve1", 130, "mp0", "", true)
+			_, err := c.MoveGuestVolume(ctx, "pve1", GuestTypeLXC, 130, "mp0", "", true)
 			return err
 		},
 	}
@@ -296,10 +297,10 @@ func TestLXCCallsRefusedLocally(t *testing.T) {
 		}
 	}
 	// W34 refusals say the key and why; W16 keeps wire's typed error.
-	if err := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"unprivileged": {"0"}}); err == nil || !strings.Contains(err.Error(), "unprivileged") {
+	if err := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"unprivileged": {"0"}}); err == nil || !strings.Contains(err.Error(), "unprivileged") {
 		t.Errorf("W34 error = %v; want it to name unprivileged", err)
 	}
-	err := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"mp0": {"local-lvm:vm-130-disk-1,mp=/data"}, "delete": {"mp0"}})
+	err := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"mp0": {"local-lvm:vm-130-disk-1,mp=/data"}, "delete": {"mp0"}})
 	if !wire.IsSetDeleteConflict(err) {
 		t.Errorf("W16 error = %v; want a set/delete conflict", err)
 	}
@@ -331,7 +332,7 @@ func TestLXCConfigReadsLiveForms(t *testing.T) {
 			"digest": "4f3c2b1a", "lock": null
 		}}`)
 	})
-	config, err := f.client().LXCConfig(context.Background(), "pve1", 130)
+	config, err := f.client().GuestConfig(context.Background(), "pve1", GuestTypeLXC, 130)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -373,7 +374,7 @@ func TestLXCPendingConfig(t *testing.T) {
 			{"key": "nameserver", "value": "10.0.0.1", "delete": 1}
 		]}`)
 	})
-	entries, err := f.client().LXCPendingConfig(context.Background(), "pve1", 130)
+	entries, err := f.client().GuestPending(context.Background(), "pve1", GuestTypeLXC, 130)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +409,7 @@ func TestLXCStatus(t *testing.T) {
 			"ha": map[string]any{"managed": 0},
 		})
 	})
-	status, err := f.client().LXCStatus(context.Background(), "pve1", 130)
+	status, err := f.client().GuestStatus(context.Background(), "pve1", GuestTypeLXC, 130)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -433,11 +434,11 @@ func TestLXCMissingContainerIsNotFound(t *testing.T) {
 	})
 	c := f.client()
 	ctx := context.Background()
-	_, errConfig := c.LXCConfig(ctx, "pve1", 130)
-	_, errPending := c.LXCPendingConfig(ctx, "pve1", 130)
-	_, errStatus := c.LXCStatus(ctx, "pve1", 130)
-	_, errDelete := c.DeleteLXC(ctx, "pve1", 130, true, false)
-	errUpdate := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"cores": {"2"}})
+	_, errConfig := c.GuestConfig(ctx, "pve1", GuestTypeLXC, 130)
+	_, errPending := c.GuestPending(ctx, "pve1", GuestTypeLXC, 130)
+	_, errStatus := c.GuestStatus(ctx, "pve1", GuestTypeLXC, 130)
+	_, errDelete := c.DeleteGuest(ctx, "pve1", GuestTypeLXC, 130, true, false)
+	errUpdate := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"cores": {"2"}})
 	for name, err := range map[string]error{"config": errConfig, "pending": errPending, "status": errStatus, "delete": errDelete, "update": errUpdate} {
 		if !IsNotFound(err) {
 			t.Errorf("%s: %v; want IsNotFound", name, err)
@@ -459,11 +460,11 @@ func TestLXCCreateOntoTakenVMID(t *testing.T) {
 	})
 	c := f.client()
 	ctx := context.Background()
-	upid, err := c.CreateLXC(ctx, "pve1", 130, url.Values{"ostemplate": {"local:vztmpl/alpine.tar.xz"}})
+	upid, err := c.CreateGuest(ctx, "pve1", GuestTypeLXC, 130, url.Values{"ostemplate": {"local:vztmpl/alpine.tar.xz"}})
 	if !IsAlreadyExists(err) || upid != "" {
 		t.Errorf("create = %q, %v; want IsAlreadyExists", upid, err)
 	}
-	upid, err = c.CloneLXC(ctx, "pve1", 9100, url.Values{"newid": {"131"}})
+	upid, err = c.CloneGuest(ctx, "pve1", GuestTypeLXC, 9100, url.Values{"newid": {"131"}})
 	if !IsAlreadyExists(err) || upid != "" {
 		t.Errorf("clone = %q, %v; want IsAlreadyExists", upid, err)
 	}
@@ -480,7 +481,7 @@ func TestLXCLockedConfigUpdate(t *testing.T) {
 	f := newCatchAllPVE(t, func(w http.ResponseWriter, _ *http.Request) {
 		writePVEError(w, 500, "CT is locked (backup)")
 	})
-	err := f.client().UpdateLXCConfig(context.Background(), "pve1", 130, url.Values{"cores": {"4"}})
+	err := f.client().UpdateGuestConfig(context.Background(), "pve1", GuestTypeLXC, 130, url.Values{"cores": {"4"}})
 	if lock, ok := IsLocked(err); !ok || lock != "backup" {
 		t.Errorf("IsLocked(%v) = %q, %t; want backup", err, lock, ok)
 	}
@@ -511,7 +512,7 @@ func TestLXCRootOnlyPermissionErrors(t *testing.T) {
 	c := f.client()
 	ctx := context.Background()
 
-	bindErr := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"mp1": {"/srv/share,mp=/share"}})
+	bindErr := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"mp1": {"/srv/share,mp=/share"}})
 	if path, priv, ok := IsPermission(bindErr); !ok || path != "" || priv != "" {
 		t.Errorf("IsPermission(bind) = %q, %q, %t; want ok with empty path and privilege", path, priv, ok)
 	}
@@ -522,12 +523,12 @@ func TestLXCRootOnlyPermissionErrors(t *testing.T) {
 		t.Errorf("bind error lost PVE's text: %v", bindErr)
 	}
 
-	featureErr := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"features": {"nesting=1,keyctl=1"}})
+	featureErr := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"features": {"nesting=1,keyctl=1"}})
 	if reason, ok := IsRootOnly(featureErr); !ok || reason != "changing feature flags (except nesting) is only allowed for root@pam" {
 		t.Errorf("IsRootOnly(features) = %q, %t", reason, ok)
 	}
 
-	privErr := c.UpdateLXCConfig(ctx, "pve1", 130, url.Values{"cores": {"2"}})
+	privErr := c.UpdateGuestConfig(ctx, "pve1", GuestTypeLXC, 130, url.Values{"cores": {"2"}})
 	if _, ok := IsRootOnly(privErr); ok {
 		t.Errorf("IsRootOnly(%v): a missing privilege is not root-only", privErr)
 	}
@@ -557,8 +558,8 @@ func TestLXCPowerStateErrors(t *testing.T) {
 	})
 	c := f.client()
 	ctx := context.Background()
-	_, startErr := c.LXCStatusAction(ctx, "pve1", 130, LXCStart, nil)
-	_, shutdownErr := c.LXCStatusAction(ctx, "pve1", 130, LXCShutdown, nil)
+	_, startErr := c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCStart, nil)
+	_, shutdownErr := c.GuestStatusAction(ctx, "pve1", GuestTypeLXC, 130, LXCShutdown, nil)
 	if !IsCTAlreadyRunning(startErr) || IsCTNotRunning(startErr) {
 		t.Errorf("start: %v; want IsCTAlreadyRunning only", startErr)
 	}
@@ -578,7 +579,7 @@ func TestCreateLXCPasswordNotLogged(t *testing.T) {
 	log := &capturedLog{}
 	c := f.client(func(cfg *Config) { cfg.Logger = log })
 	params := url.Values{"ostemplate": {"local:vztmpl/alpine.tar.xz"}, "password": {password}}
-	if _, err := c.CreateLXC(context.Background(), "pve1", 130, params); err != nil {
+	if _, err := c.CreateGuest(context.Background(), "pve1", GuestTypeLXC, 130, params); err != nil {
 		t.Fatal(err)
 	}
 	if sent := f.requests(); len(sent) != 1 || !strings.Contains(sent[0].body, "password=Corr3ct-Horse-Battery") {

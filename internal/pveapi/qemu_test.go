@@ -80,7 +80,7 @@ func TestQemuCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "create adds vmid and keeps the caller's params",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.CreateQemu(ctx, "pve1", 100, url.Values{"name": {"web"}, "memory": {"2048"}, "scsi0": {"local-lvm:32"}})
+				return c.CreateGuest(ctx, "pve1", GuestTypeQemu, 100, url.Values{"name": {"web"}, "memory": {"2048"}, "scsi0": {"local-lvm:32"}})
 			}),
 			method: "POST", path: "/nodes/pve1/qemu", body: "memory=2048&name=web&scsi0=local-lvm%3A32&vmid=100", reply: qemuTestUPID,
 		},
@@ -91,7 +91,7 @@ func TestQemuCallsSendTheRightRequest(t *testing.T) {
 				delta.Set("cores", "4")
 				delta.Delete("ciuser")
 				delta.Delete("sshkeys")
-				return c.UpdateQemuConfig(ctx, "pve1", 100, delta.Values())
+				return c.UpdateGuestConfig(ctx, "pve1", GuestTypeQemu, 100, delta.Values())
 			}),
 			method: "PUT", path: "/nodes/pve1/qemu/100/config", body: "cores=4&delete=ciuser%2Csshkeys", reply: nil,
 		},
@@ -105,7 +105,7 @@ func TestQemuCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "W22 resize is a PUT answered with a UPID",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.ResizeQemuDisk(ctx, "pve1", 100, "scsi0", "40G")
+				return c.ResizeGuestDisk(ctx, "pve1", GuestTypeQemu, 100, "scsi0", "40G")
 			}),
 			method: "PUT", path: "/nodes/pve1/qemu/100/resize", body: "disk=scsi0&size=40G", reply: qemuTestUPID,
 		},
@@ -154,28 +154,28 @@ func TestQemuCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "start",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.QemuStatusAction(ctx, "pve1", 100, QemuStart, nil)
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeQemu, 100, QemuStart, nil)
 			}),
 			method: "POST", path: "/nodes/pve1/qemu/100/status/start", body: "", reply: qemuTestUPID,
 		},
 		{
 			name: "shutdown with options",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.QemuStatusAction(ctx, "pve1", 100, QemuShutdown, url.Values{"timeout": {"60"}, "forceStop": {FormBool(true)}})
+				return c.GuestStatusAction(ctx, "pve1", GuestTypeQemu, 100, QemuShutdown, url.Values{"timeout": {"60"}, "forceStop": {FormBool(true)}})
 			}),
 			method: "POST", path: "/nodes/pve1/qemu/100/status/shutdown", body: "forceStop=1&timeout=60", reply: qemuTestUPID,
 		},
 		{
 			name: "delete with purge and unreferenced disks, in the query",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.DeleteQemu(ctx, "pve1", 100, true, true)
+				return c.DeleteGuest(ctx, "pve1", GuestTypeQemu, 100, true, true)
 			}),
 			method: "DELETE", path: "/nodes/pve1/qemu/100", query: "destroy-unreferenced-disks=1&purge=1", reply: qemuTestUPID,
 		},
 		{
 			name: "delete plain",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.DeleteQemu(ctx, "pve1", 100, false, false)
+				return c.DeleteGuest(ctx, "pve1", GuestTypeQemu, 100, false, false)
 			}),
 			method: "DELETE", path: "/nodes/pve1/qemu/100", reply: qemuTestUPID,
 		},
@@ -196,14 +196,14 @@ func TestQemuCallsSendTheRightRequest(t *testing.T) {
 		{
 			name: "W14 full clone",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.CloneQemu(ctx, "pve1", 9000, url.Values{"newid": {"101"}, "full": {FormBool(true)}, "name": {"web"}, "storage": {"local-lvm"}})
+				return c.CloneGuest(ctx, "pve1", GuestTypeQemu, 9000, url.Values{"newid": {"101"}, "full": {FormBool(true)}, "name": {"web"}, "storage": {"local-lvm"}})
 			}),
 			method: "POST", path: "/nodes/pve1/qemu/9000/clone", body: "full=1&name=web&newid=101&storage=local-lvm", reply: qemuTestUPID,
 		},
 		{
 			name: "node names are path-escaped",
 			call: upidOnly(func(c *Client) (string, error) {
-				return c.QemuStatusAction(ctx, "pve 1", 100, QemuStop, nil)
+				return c.GuestStatusAction(ctx, "pve 1", GuestTypeQemu, 100, QemuStop, nil)
 			}),
 			method: "POST", path: "/nodes/pve 1/qemu/100/status/stop", body: "", reply: qemuTestUPID,
 		},
@@ -239,16 +239,16 @@ func TestCreateQemuKeepsCallerParams(t *testing.T) {
 	f := newCatchAllPVE(t, func(w http.ResponseWriter, _ *http.Request) { writeData(w, qemuTestUPID) })
 	c := f.client()
 	params := url.Values{"name": {"web"}}
-	if _, err := c.CreateQemu(context.Background(), "pve1", 100, params); err != nil {
+	if _, err := c.CreateGuest(context.Background(), "pve1", GuestTypeQemu, 100, params); err != nil {
 		t.Fatal(err)
 	}
 	if params.Encode() != "name=web" {
 		t.Errorf("caller's params changed: %s", params.Encode())
 	}
-	if _, err := c.CreateQemu(context.Background(), "pve1", 100, url.Values{"vmid": {"101"}}); err == nil {
+	if _, err := c.CreateGuest(context.Background(), "pve1", GuestTypeQemu, 100, url.Values{"vmid": {"101"}}); err == nil {
 		t.Error("a conflicting vmid in params was accepted")
 	}
-	if _, err := c.CreateQemu(context.Background(), "pve1", 100, url.Values{"vmid": {"100"}}); err != nil {
+	if _, err := c.CreateGuest(context.Background(), "pve1", GuestTypeQemu, 100, url.Values{"vmid": {"100"}}); err != nil {
 		t.Errorf("a matching vmid in params was refused: %v", err)
 	}
 	if n := len(f.requests()); n != 2 {
@@ -265,27 +265,27 @@ func TestQemuCallsRefusedLocally(t *testing.T) {
 	checks := map[string]func() error{
 		// W14: clone has no start parameter.
 		"clone with start": func() error {
-			_, err := c.CloneQemu(ctx, "pve1", 9000, url.Values{"newid": {"101"}, "start": {"1"}})
+			_, err := c.CloneGuest(ctx, "pve1", GuestTypeQemu, 9000, url.Values{"newid": {"101"}, "start": {"1"}})
 			return err
 		},
 		"clone without newid": func() error {
-			_, err := c.CloneQemu(ctx, "pve1", 9000, url.Values{"full": {"1"}})
+			_, err := c.CloneGuest(ctx, "pve1", GuestTypeQemu, 9000, url.Values{"full": {"1"}})
 			return err
 		},
 		"unknown power action": func() error {
-			_, err := c.QemuStatusAction(ctx, "pve1", 100, "../../config", nil)
+			_, err := c.GuestStatusAction(ctx, "pve1", GuestTypeQemu, 100, "../../config", nil)
 			return err
 		},
 		// W16: set and delete of the same key in one request.
 		"sync update sets and deletes a key": func() error {
-			return c.UpdateQemuConfig(ctx, "pve1", 100, url.Values{"ciuser": {"admin"}, "delete": {"ciuser"}})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeQemu, 100, url.Values{"ciuser": {"admin"}, "delete": {"ciuser"}})
 		},
 		"async update sets and deletes a key": func() error {
 			_, err := c.UpdateQemuConfigAsync(ctx, "pve1", 100, url.Values{"net0": {"virtio,bridge=vmbr0"}, "delete": {"ide2,net0"}})
 			return err
 		},
 		"empty config update": func() error {
-			return c.UpdateQemuConfig(ctx, "pve1", 100, url.Values{})
+			return c.UpdateGuestConfig(ctx, "pve1", GuestTypeQemu, 100, url.Values{})
 		},
 		"unlink nothing": func() error {
 			return c.UnlinkQemuDisks(ctx, "pve1", 100, nil, true)
@@ -297,7 +297,7 @@ func TestQemuCallsRefusedLocally(t *testing.T) {
 		}
 	}
 	// W16 refusals keep wire's typed error.
-	err := c.UpdateQemuConfig(ctx, "pve1", 100, url.Values{"ciuser": {"admin"}, "delete": {"ciuser"}})
+	err := c.UpdateGuestConfig(ctx, "pve1", GuestTypeQemu, 100, url.Values{"ciuser": {"admin"}, "delete": {"ciuser"}})
 	if !wire.IsSetDeleteConflict(err) {
 		t.Errorf("W16 error = %v; want a set/delete conflict", err)
 	}
@@ -340,7 +340,7 @@ func TestQemuConfigNormalisesValues(t *testing.T) {
 			"big": 9007199254740993
 		}}`)
 	})
-	config, err := f.client().QemuConfig(context.Background(), "pve1", 100)
+	config, err := f.client().GuestConfig(context.Background(), "pve1", GuestTypeQemu, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -377,10 +377,10 @@ func TestQemuMissingVMIsNotFound(t *testing.T) {
 	})
 	c := f.client()
 	ctx := context.Background()
-	_, errConfig := c.QemuConfig(ctx, "pve1", 100)
-	_, errPending := c.QemuPendingConfig(ctx, "pve1", 100)
-	_, errStatus := c.QemuStatus(ctx, "pve1", 100)
-	_, errDelete := c.DeleteQemu(ctx, "pve1", 100, true, false)
+	_, errConfig := c.GuestConfig(ctx, "pve1", GuestTypeQemu, 100)
+	_, errPending := c.GuestPending(ctx, "pve1", GuestTypeQemu, 100)
+	_, errStatus := c.GuestStatus(ctx, "pve1", GuestTypeQemu, 100)
+	_, errDelete := c.DeleteGuest(ctx, "pve1", GuestTypeQemu, 100, true, false)
 	for name, err := range map[string]error{"config": errConfig, "pending": errPending, "status": errStatus, "delete": errDelete} {
 		if !IsNotFound(err) {
 			t.Errorf("%s: %v; want IsNotFound", name, err)
@@ -401,11 +401,11 @@ func TestQemuCreateOntoTakenVMID(t *testing.T) {
 	})
 	c := f.client()
 	ctx := context.Background()
-	upid, err := c.CreateQemu(ctx, "pve1", 100, url.Values{"name": {"web"}})
+	upid, err := c.CreateGuest(ctx, "pve1", GuestTypeQemu, 100, url.Values{"name": {"web"}})
 	if !IsAlreadyExists(err) || upid != "" {
 		t.Errorf("create = %q, %v; want IsAlreadyExists", upid, err)
 	}
-	upid, err = c.CloneQemu(ctx, "pve1", 9000, url.Values{"newid": {"101"}})
+	upid, err = c.CloneGuest(ctx, "pve1", GuestTypeQemu, 9000, url.Values{"newid": {"101"}})
 	if !IsAlreadyExists(err) || upid != "" {
 		t.Errorf("clone = %q, %v; want IsAlreadyExists", upid, err)
 	}
@@ -424,7 +424,7 @@ func TestQemuPendingConfig(t *testing.T) {
 			{"key": "onboot", "pending": 1}
 		]}`)
 	})
-	entries, err := f.client().QemuPendingConfig(context.Background(), "pve1", 100)
+	entries, err := f.client().GuestPending(context.Background(), "pve1", GuestTypeQemu, 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -464,7 +464,7 @@ func TestQemuStatus(t *testing.T) {
 			"ha": map[string]any{"managed": 1, "state": "started", "group": "prefer-pve1"},
 		})
 	})
-	status, err := f.client().QemuStatus(context.Background(), "pve1", 100)
+	status, err := f.client().GuestStatus(context.Background(), "pve1", GuestTypeQemu, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -219,7 +219,7 @@ func TestPoolExistsKeptUntilAWriteToPools(t *testing.T) {
 	if !exists("a") || exists("nope") {
 		t.Fatal("a exists and nope does not")
 	}
-	upid, err := c.CreateQemu(ctx, "pve1", 300, nil)
+	upid, err := c.CreateGuest(ctx, "pve1", GuestTypeQemu, 300, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -174,23 +174,12 @@ func (a API) ResolveClone(ctx context.Context, c *CloneModel, diags *diag.Diagno
 // (PVE's clone counts them), is on storage that is not shared.
 func (a API) localVolumes(config pveapi.GuestConfig, shared map[string]bool) bool {
 	for key, value := range config {
-		var storage string
-		switch {
-		case a.isLXC() && (key == "rootfs" || strings.HasPrefix(key, "mp")):
-			volume, _, _ := strings.Cut(value, ",")
-			volume = strings.TrimPrefix(volume, "volume=")
-			storage, _, _ = strings.Cut(volume, ":")
-			if strings.HasPrefix(volume, "/") {
-				return true
-			}
-		case !a.isLXC() && (wire.IsDiskSlot(key) || wire.IsUnusedSlot(key)):
-			drive, err := wire.ParseDrive(value)
-			if err != nil {
-				continue
-			}
-			storage = drive.Storage
-		default:
+		if !a.Kind.isVolumeKey(key) {
 			continue
+		}
+		storage, path := a.Kind.volumeStorage(value)
+		if path {
+			return true
 		}
 		if storage != "" && !shared[storage] {
 			return true
@@ -254,11 +243,7 @@ func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostic
 	form := url.Values{}
 	form.Set(KeyDescription, WithCloneMarker(req.Source.Config[KeyDescription], marker))
 	if req.Name != "" {
-		nameKey := "name"
-		if a.isLXC() {
-			nameKey = "hostname"
-		}
-		form.Set(nameKey, req.Name)
+		form.Set(a.Kind.NameKey, req.Name)
 	}
 	if req.Pool != "" {
 		form.Set("pool", req.Pool)
@@ -272,14 +257,11 @@ func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostic
 	if req.Source.Shared && req.Node != req.Source.Node {
 		form.Set("target", req.Node)
 	}
-	nameKey := "name"
-	if a.isLXC() {
-		nameKey = "hostname"
-	}
+	nameKey := a.Kind.NameKey
 	created, ok := a.Create(ctx, CreateRequest{
 		Node:     req.CloneNode(),
 		VMID:     req.VMID,
-		Lock:     a.cloneLock(),
+		Lock:     a.Kind.cloneLock,
 		AdoptOwn: true,
 		Send: func(ctx context.Context, vmid int) (string, error) {
 			params := make(url.Values, len(form)+1)
@@ -287,10 +269,7 @@ func (a API) Clone(ctx context.Context, req CloneRequest, diags *diag.Diagnostic
 				params[k] = v
 			}
 			params.Set("newid", strconv.Itoa(vmid))
-			if a.isLXC() {
-				return a.Client.CloneLXC(ctx, req.Source.Node, req.Source.VMID, params)
-			}
-			return a.Client.CloneQemu(ctx, req.Source.Node, req.Source.VMID, params)
+			return a.Client.CloneGuest(ctx, req.Source.Node, a.Kind.Type, req.Source.VMID, params)
 		},
 		Recognize: func(config pveapi.GuestConfig) bool {
 			if req.Name != "" && config[nameKey] != req.Name {

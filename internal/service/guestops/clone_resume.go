@@ -33,15 +33,6 @@ type Cloned struct {
 	VMIDTaken bool
 }
 
-// cloneLock is the lock a guest carries while its clone task runs: qemu
-// writes "clone", lxc "create" (W10, W11).
-func (a API) cloneLock() string {
-	if a.isLXC() {
-		return "create"
-	}
-	return "clone"
-}
-
 // recognisable reports whether a half-made clone of req can be told apart
 // from every other guest on a later apply: by its VMID when one is
 // configured, else by its planned name.
@@ -75,7 +66,7 @@ func (a API) findHalfMadeClone(ctx context.Context, req CloneRequest) (Cloned, b
 			continue
 		case vmid == req.Source.VMID || req.VMID != 0 && vmid != req.VMID:
 			continue
-		case req.Name != "" && string(g.Name) != req.Name && g.Name != "" && string(g.Name) != listedName(a.Kind, vmid):
+		case req.Name != "" && string(g.Name) != req.Name && g.Name != "" && string(g.Name) != a.Kind.listedNameOf(vmid):
 			// The listed name lags by up to a pvestatd cycle: a clone not
 			// yet reported has none, one reported while its placeholder
 			// config had no name is listed under the made-up one; the
@@ -95,7 +86,7 @@ func (a API) findHalfMadeClone(ctx context.Context, req CloneRequest) (Cloned, b
 		if err != nil {
 			return Cloned{}, false, err
 		}
-		if !a.isLXC() && config.Lock() == a.cloneLock() && !HasCloneMarker(config, marker) {
+		if a.Kind.cloneConfigLate && config.Lock() == a.Kind.cloneLock && !HasCloneMarker(config, marker) {
 			if _, err := a.Client.WaitUnlocked(ctx, g.Node, a.Kind.Type, vmid); err != nil && !pveapi.IsNotFound(err) {
 				return Cloned{}, false, err
 			}
@@ -108,7 +99,7 @@ func (a API) findHalfMadeClone(ctx context.Context, req CloneRequest) (Cloned, b
 		if !HasCloneMarker(config, marker) {
 			continue
 		}
-		if name, named := config[a.nameKey()]; req.Name != "" && named && name != req.Name {
+		if name, named := config[a.Kind.NameKey]; req.Name != "" && named && name != req.Name {
 			continue
 		}
 		if a.claim(vmid) {

@@ -28,10 +28,10 @@ func TestCloneRecognisableW13(t *testing.T) {
 // for it).
 func TestCloneLockPerKindW10W11(t *testing.T) {
 	t.Parallel()
-	if got := (API{Kind: VM}).cloneLock(); got != "clone" {
+	if got := VM.cloneLock; got != "clone" {
 		t.Errorf("VM clone lock %q, want clone", got)
 	}
-	if got := (API{Kind: Container}).cloneLock(); got != "create" {
+	if got := Container.cloneLock; got != "create" {
 		t.Errorf("container clone lock %q, want create", got)
 	}
 }

@@ -33,7 +33,7 @@ func (a API) HoldGuest(ctx context.Context, vmid int, diags *diag.Diagnostics) (
 // may be running, when the clone holds its config flock exclusively. Clones
 // of a VM template share the flock and run side by side.
 func (a API) sourceLockedWhileCloning(src CloneSource) bool {
-	return a.isLXC() || src.Config["template"] != "1"
+	return !a.Kind.templateClonesShareSource || src.Config["template"] != "1"
 }
 
 // lockCloneSource serialises the clones of one source where PVE would

@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // A VMID names a guest only while it exists: PVE hands a freed id straight
@@ -52,27 +51,7 @@ type Identity struct {
 
 // IdentityOf reads the identity of a guest of a's kind from its config.
 func (a API) IdentityOf(config pveapi.GuestConfig) Identity {
-	var id Identity
-	if a.isLXC() {
-		for key, value := range config {
-			if !strings.HasPrefix(key, "net") || strings.Trim(key[3:], "0123456789") != "" || key == "net" {
-				continue
-			}
-			props, err := wire.ParsePropertyString(value, "")
-			if err == nil && props["hwaddr"] != "" {
-				id.MACs = append(id.MACs, strings.ToUpper(props["hwaddr"]))
-			}
-		}
-		slices.Sort(id.MACs)
-		return id
-	}
-	if props, err := wire.ParsePropertyString(config["meta"], ""); err == nil {
-		id.CTime = props["ctime"]
-	}
-	if props, err := wire.ParsePropertyString(config[smbiosKey], ""); err == nil {
-		id.UUID = strings.ToLower(props["uuid"])
-	}
-	return id
+	return a.Kind.identity(config)
 }
 
 // Known tells whether the identity holds anything to compare.
@@ -122,16 +101,12 @@ func (id Identity) describe() string {
 // IdentityNote is what a guest resource's documentation says about its
 // identity and half-made guests.
 func IdentityNote(kind Kind) string {
-	facts := "its creation time (`meta` ctime) and SMBIOS UUID"
-	if kind.Type == pveapi.GuestTypeLXC {
-		facts = "the MAC addresses of its network devices (PVE keeps no creation time or UUID for a container; without network devices nothing can be compared)"
-	}
 	return fmt.Sprintf("The provider recognises its %[1]s by what PVE generated for it at creation, %[2]s, recorded in private state "+
 		"at create, import and the first refresh. When the %[1]s at the VMID is another guest (yours was deleted outside Terraform "+
 		"and PVE gave the VMID to a new one), the refresh drops the resource from state with a warning and the plan creates a new %[1]s: "+
 		"the other guest is never changed or destroyed. A create whose apply is killed, loses PVE's answer or outlives its create timeout "+
 		"is not destroyed: a marker in its description lets the next apply take the half-made %[1]s up (never one a concurrent apply is still creating). "+
-		"See the guide \"Guest identity and interrupted applies\" for restores, clones and the cases that cannot be recognised.", kind.Noun, facts)
+		"See the guide \"Guest identity and interrupted applies\" for restores, clones and the cases that cannot be recognised.", kind.Noun, kind.identityFacts)
 }
 
 // recordedIdentity is the identity in private, if one was recorded.
@@ -177,7 +152,7 @@ func (a API) IsStranger(ctx context.Context, private PrivateGetter, vmid int, li
 	if !recorded.IsOther(current) {
 		return false
 	}
-	name := live.Config[a.nameKey()]
+	name := live.Config[a.Kind.NameKey]
 	if name == "" {
 		name = "(no name)"
 	}

@@ -171,17 +171,3 @@ func (a API) WarnUnmanaged(config pveapi.GuestConfig, node string, vmid int, own
 	}
 	diags.AddWarning(UnmanagedSummary, a.Kind.unmanagedDetail(vmid, node, keys))
 }
-
-// KindOf is the kind of a guest of guestType (pveapi.GuestTypeQemu or
-// pveapi.GuestTypeLXC), a template or not: the resource to import it as.
-func KindOf(guestType string, template bool) Kind {
-	switch {
-	case guestType == pveapi.GuestTypeQemu && template:
-		return VMTemplate
-	case guestType == pveapi.GuestTypeQemu:
-		return VM
-	case template:
-		return ContainerTemplate
-	}
-	return Container
-}

@@ -163,25 +163,21 @@ func (a API) Migrate(ctx context.Context, node string, vmid int, target string, 
 		return false
 	}
 	running := status.Status == pveapi.PowerRunning
-	var upid string
-	if a.isLXC() {
-		timeout := 0
-		if running {
-			timeout = int(TaskWait(ctx, maxShutdownWait).Seconds())
-		}
-		upid, err = a.Client.MigrateLXC(ctx, node, vmid, target, running, timeout)
-	} else {
-		local, ok := a.hasLocalDisks(ctx, node, vmid, diags)
-		if !ok {
-			return false
-		}
-		upid, err = a.Client.MigrateQemu(ctx, node, vmid, target, running, local)
+	upid, ok := a.Kind.migrate(a, ctx, node, vmid, target, running, summary, diags)
+	if !ok {
+		return false
 	}
+	return fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("migrating %s %d from %s to %s", a.Kind.Noun, vmid, node, target), summary, diags)
+}
+
+// migrateStarted reports whether the migration task started, adding the
+// error against node when it did not.
+func migrateStarted(err error, summary string, diags *diag.Diagnostics) bool {
 	if err != nil {
 		fwutil.AddAttributeAPIError(diags, path.Root("node"), summary, err)
 		return false
 	}
-	return fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("migrating %s %d from %s to %s", a.Kind.Noun, vmid, node, target), summary, diags)
+	return true
 }
 
 // hasLocalDisks tells whether a VM has a disk on storage that is not

@@ -159,7 +159,7 @@ func (a API) claim(vmid int) bool {
 // req's name (and, without a name, req's hash) and names no other guest.
 // busy is set for a matching guest whose creator may still be at work.
 func (a API) halfMadeOf(req CreateRequest, vmid int, config pveapi.GuestConfig, hash string) (ours, busy bool, owner *markerOwner) {
-	if name, named := config[a.nameKey()]; named && name != req.Name && (req.Name != "" || name != defaultName(a.Kind, vmid)) {
+	if name, named := config[a.Kind.NameKey]; named && name != req.Name && (req.Name != "" || name != a.Kind.defaultNameOf(vmid)) {
 		return false, false, nil
 	}
 	if req.Send != nil {
@@ -178,25 +178,6 @@ func (a API) halfMadeOf(req CreateRequest, vmid int, config pveapi.GuestConfig, 
 		return true, false, m.Owner
 	}
 	return false, false, nil
-}
-
-// defaultName is the name PVE gives a guest created without one: a
-// container's hostname (pve-container API2/LXC.pm create_vm); a VM keeps
-// none in its config.
-func defaultName(kind Kind, vmid int) string {
-	if kind.Type == pveapi.GuestTypeLXC {
-		return "CT" + strconv.Itoa(vmid)
-	}
-	return ""
-}
-
-// listedName is the name /cluster/resources lists for a finished guest
-// without one: "VM VMID" for a VM, "CTVMID" for a container.
-func listedName(kind Kind, vmid int) string {
-	if kind.Type == pveapi.GuestTypeLXC {
-		return "CT" + strconv.Itoa(vmid)
-	}
-	return "VM " + strconv.Itoa(vmid)
 }
 
 // takeOver makes a half-made guest ours: its marker becomes marker, written
@@ -258,7 +239,7 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 		// reported, then under the name listedName makes up for its
 		// nameless placeholder config until the cycle after its create
 		// ended. Either may be ours; the config read below decides.
-		nameless := name == "" || name == listedName(a.Kind, vmid)
+		nameless := name == "" || name == a.Kind.listedNameOf(vmid)
 		if name != req.Name && !nameless {
 			continue
 		}
@@ -318,11 +299,4 @@ func (a API) ownTaskRuns(ctx context.Context, node string, vmid int) bool {
 		}
 	}
 	return false
-}
-
-func (a API) nameKey() string {
-	if a.isLXC() {
-		return "hostname"
-	}
-	return "name"
 }

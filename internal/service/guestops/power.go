@@ -30,15 +30,6 @@ const (
 	maxShutdownWait = 5 * time.Minute
 )
 
-// takesTimeout reports whether the kind's action has a timeout parameter:
-// every VM action, a container's shutdown and reboot only.
-func (a API) takesTimeout(action string) bool {
-	if !a.isLXC() {
-		return true
-	}
-	return action == ActionShutdown || action == ActionReboot
-}
-
 // PowerAction runs one power task and waits for it. Where the action takes
 // a timeout it is set from what is left of the resource's timeout, so PVE
 // gives up no later than the provider does. A container refuses a start
@@ -46,7 +37,7 @@ func (a API) takesTimeout(action string) bool {
 // what was asked for, so it counts as success.
 func (a API) PowerAction(ctx context.Context, node string, vmid int, action string, params url.Values, diags *diag.Diagnostics) bool {
 	summary := "Unable To " + capitalize(action) + " " + a.Kind.Title
-	if a.takesTimeout(action) && !params.Has("timeout") {
+	if a.Kind.takesTimeout(action) && !params.Has("timeout") {
 		params = url.Values{"timeout": {strconv.Itoa(int(TaskWait(ctx, maxShutdownWait).Seconds()))}}
 	}
 	upid, err := a.statusAction(ctx, node, vmid, action, params)

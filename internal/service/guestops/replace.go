@@ -11,7 +11,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -97,12 +96,7 @@ func joinVolumes(vols []LiveVolume) string {
 
 // keepDetached says how to keep a detached volume when its guest goes.
 func (k Kind) keepDetached(vmid int) string {
-	if k.Type == pveapi.GuestTypeLXC {
-		return fmt.Sprintf("To keep one, move it to another container first: pct move-volume %d unusedN TARGET_VMID mpN "+
-			"(PVE's API: POST /nodes/NODE/lxc/%d/move_volume with volume, target-vmid and target-volume).", vmid, vmid)
-	}
-	return fmt.Sprintf("To keep one, move it to another VM first: qm disk move %d unusedN --target-vmid TARGET_VMID --target-disk unusedN "+
-		"(PVE's API: POST /nodes/NODE/qemu/%d/move_disk with disk, target-vmid and target-disk).", vmid, vmid)
+	return fmt.Sprintf(k.keepDetachedHint, vmid)
 }
 
 // WarnReplacement warns that the plan replaces the guest vmid on node,
@@ -165,14 +159,10 @@ func (a API) WarnDestroyPlan(ctx context.Context, state tfsdk.State, diags *diag
 // the changes replacing the guest (fixed, each with why PVE needs it) and
 // what the plan says before one.
 func ReplacesSection(kind Kind, fixed ...string) string {
-	sources := "`clone`, `restore` and a disk's `import_from`"
-	if kind.Type == pveapi.GuestTypeLXC {
-		sources = "`clone`, `restore` and `os_template`"
-	}
 	return fmt.Sprintf("\n\n**Changes that replace the %s:** %s. Nothing else does: %s only say how the %s is created, and changing them is only recorded. "+
 		"Before a replacement the plan warns `%s Will Be Replaced`, naming every volume destroyed with its size, detached `unusedN` volumes included. "+
 		"A destroy deletes the detached volumes too, and its plan warns `Destroy Deletes Detached Volumes`, listing them.",
-		kind.Noun, strings.Join(fixed, "; "), sources, kind.Noun, kind.Title)
+		kind.Noun, strings.Join(fixed, "; "), kind.createSources, kind.Noun, kind.Title)
 }
 
 // VMIDFixed is the entry of ReplacesSection for vmid.

@@ -31,10 +31,7 @@ type RestoreModel struct {
 // create the guest: clone, and os_template for containers).
 func RestoreAttribute(kind Kind, conflicting ...string) schema.SingleNestedAttribute {
 	noun := kind.Noun
-	archive := "local:backup/vzdump-qemu-120-2026_11_01-00_00_00.vma.zst"
-	if kind.Type == pveapi.GuestTypeLXC {
-		archive = "local:backup/vzdump-lxc-130-2026_11_01-00_00_00.tar.zst"
-	}
+	archive := kind.archiveExample
 	var others []path.Expression
 	for _, name := range conflicting {
 		others = append(others, path.MatchRoot(name))
@@ -86,10 +83,7 @@ func (v backupArchiveValidator) ValidateString(_ context.Context, req validator.
 	}
 	volid := req.ConfigValue.ValueString()
 	typ, _, ok := pveapi.BackupArchive(volid)
-	want := "vzdump-qemu-VMID-....vma[.zst]"
-	if v.kind.Type == pveapi.GuestTypeLXC {
-		want = "vzdump-lxc-VMID-....tar[.zst]"
-	}
+	want := v.kind.archivePattern
 	switch {
 	case !ok:
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid Backup Archive",
@@ -151,12 +145,7 @@ func (a API) Restore(ctx context.Context, req RestoreRequest, diags *diag.Diagno
 	if Known(req.Restore.Unique) && req.Restore.Unique.ValueBool() {
 		form.Set("unique", "1")
 	}
-	if a.isLXC() {
-		form.Set("restore", "1")
-		form.Set("ostemplate", archive)
-	} else {
-		form.Set("archive", archive)
-	}
+	a.Kind.restoreForm(form, archive)
 	return a.Create(ctx, CreateRequest{
 		Node:     req.Node,
 		VMID:     req.VMID,
@@ -164,13 +153,10 @@ func (a API) Restore(ctx context.Context, req RestoreRequest, diags *diag.Diagno
 		AdoptOwn: true,
 		Marker:   marker,
 		Send: func(ctx context.Context, vmid int) (string, error) {
-			if a.isLXC() {
-				return a.Client.CreateLXC(ctx, req.Node, vmid, form)
-			}
-			return a.Client.CreateQemu(ctx, req.Node, vmid, form)
+			return a.Client.CreateGuest(ctx, req.Node, a.Kind.Type, vmid, form)
 		},
 		Recognize: func(config pveapi.GuestConfig) bool {
-			if req.Name != "" && config[a.nameKey()] != req.Name {
+			if req.Name != "" && config[a.Kind.NameKey] != req.Name {
 				return false
 			}
 			return HasCloneMarker(config, marker)

@@ -117,50 +117,26 @@ func CommonAttributes(ctx context.Context, kind Kind) map[string]schema.Attribut
 // volumes while linked clones use them (qemu-server, PVE/QemuMigrate.pm,
 // scan_local_volumes: "referenced by linked clone(s)").
 func NodeDescription(kind Kind) string {
-	switch {
-	case kind.Template && kind.Type == Container.Type:
-		return "Node the container template is on. Changing it migrates the template; it never runs, so the migration is offline " +
-			"and copies its volumes on node-local storage to the new node. It never replaces the template."
-	case kind.Template:
-		return "Node the VM template is on. Changing it migrates the template; it never runs, so the migration is offline " +
-			"and copies its disks on node-local storage to the new node, which PVE refuses while linked clones use them. " +
-			"It never replaces the template."
-	case kind.Type == Container.Type:
-		return "Node the container runs on. Changing it migrates the container (a running one is shut down, moved and started again: " +
-			"PVE has no live migration for containers, and the plan warns of the restart); it never replaces it."
-	default:
-		return "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it."
+	if kind.Template {
+		return kind.templateNodeDescription
 	}
+	return kind.nodeDescription
 }
 
 func protectionDescription(kind Kind) string {
-	if kind.Type == Container.Type {
-		return "Protect the container and its volumes from removal. A protected container cannot be destroyed, nor its mount points changed: set it to false and apply first."
-	}
-	return "Protect the VM and its disks from removal. A protected VM cannot be destroyed: set it to false and apply first."
+	return kind.protectionDescription
 }
 
 func purgeDescription(kind Kind) string {
-	if kind.Type == Container.Type {
-		return "When a mount point is removed from `mount_points`, destroy its volume. Defaults to false: the mount point is detached and PVE keeps its volume as `unusedN` with its data, " +
-			"until the container is destroyed, which deletes its `unusedN` volumes too (move one to another container first to keep it)."
-	}
-	return "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data, " +
-		"until the VM is destroyed, which deletes its `unusedN` volumes too (move one to another VM first to keep it)."
+	return kind.purgeDescription
 }
 
 func startedDescription(kind Kind) string {
-	if kind.Type == Container.Type {
-		return "Whether the container runs. Defaults to true: a new container is started after creation."
-	}
-	return "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started."
+	return kind.startedDescription
 }
 
 func statusDescription(kind Kind) string {
-	if kind.Type == Container.Type {
-		return "What the container is doing: `running` or `stopped`."
-	}
-	return "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`."
+	return kind.statusDescription
 }
 
 // WithAttributes returns common with own added; a name in both is a bug.

@@ -13,13 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
-	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-)
-
-// The two template kinds (W17).
-var (
-	VMTemplate        = Kind{Type: pveapi.GuestTypeQemu, Noun: "VM template", Title: "VM Template", Resource: "pve_vm_template", Template: true}
-	ContainerTemplate = Kind{Type: pveapi.GuestTypeLXC, Noun: "container template", Title: "Container Template", Resource: "pve_container_template", Template: true}
 )
 
 // GuestResource is what a template resource reuses of its guest resource:
@@ -244,19 +237,7 @@ func identity(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) (
 // lxc converts before answering (W9); either way it is one-way (W17).
 func (a API) MarkTemplate(ctx context.Context, node string, vmid int, diags *diag.Diagnostics) bool {
 	summary := "Unable To Make " + capitalize(a.Kind.Noun)
-	if a.isLXC() {
-		if err := a.Client.TemplateLXC(ctx, node, vmid); err != nil {
-			fwutil.AddAPIError(diags, summary, err)
-			return false
-		}
-		return true
-	}
-	upid, err := a.Client.TemplateQemu(ctx, node, vmid, "")
-	if err != nil {
-		fwutil.AddAPIError(diags, summary, err)
-		return false
-	}
-	return fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("making VM %d a template", vmid), summary, diags)
+	return a.Kind.markTemplate(a, ctx, node, vmid, summary, diags)
 }
 
 func (t *TemplateResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // containerMoveSource is a container of another provider: its recorded
@@ -85,7 +86,7 @@ func createSourceContainer(t *testing.T, p *acctest.Protocol, src containerMoveS
 		}
 		params.Set("pool", src.pool)
 	}
-	upid, err := p.Client.CreateLXC(ctx, src.node, src.vmid, params)
+	upid, err := p.Client.CreateGuest(ctx, src.node, pveapi.GuestTypeLXC, src.vmid, params)
 	if err != nil {
 		t.Fatal(err)
 	}

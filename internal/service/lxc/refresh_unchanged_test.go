@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // A refresh of a container nothing changed returns the prior state as it
@@ -20,7 +21,7 @@ func TestRefreshOfUnchangedContainerReturnsPriorState(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
 	ctx := context.Background()
-	upid, err := p.Client.CreateLXC(ctx, "pve1", 120, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeLXC, 120, url.Values{
 		"ostemplate": {"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"},
 		"hostname":   {"refresh"},
 		"memory":     {"256"},
@@ -28,6 +29,7 @@ func TestRefreshOfUnchangedContainerReturnsPriorState(t *testing.T) {
 		"rootfs":     {"local-lvm:1"},
 		"net0":       {"name=eth0,bridge=vmbr0,ip=dhcp"},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

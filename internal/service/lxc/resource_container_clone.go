@@ -55,7 +55,7 @@ func (r *containerResource) ReconfigureClone(ctx context.Context, _ tfsdk.Config
 // source brought, then grows or moves the declared volumes. marker stays
 // in the description.
 func (r *containerResource) reconfigureInherited(ctx context.Context, node string, vmid int, plan *containerModel, from origin, marker string, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container After "+from.verb+" It", err)
 		return false

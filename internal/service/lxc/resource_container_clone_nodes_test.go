@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -184,12 +185,13 @@ func TestAccContainerCloneAdoptsHalfMadeOnTargetNodeW13(t *testing.T) {
 	makeContainerTemplate(t, tg, "pve1")
 	ctx := context.Background()
 	const halfMade = 160
-	upid, err := tg.Client.CloneLXC(ctx, "pve1", ctTemplateVMID, url.Values{
+	upid, err := tg.Client.CloneGuest(ctx, "pve1", pveapi.GuestTypeLXC, ctTemplateVMID, url.Values{
 		"newid":       {strconv.Itoa(halfMade)},
 		"hostname":    {"crash-ct"},
 		"full":        {"1"},
 		"description": {guestops.WithCloneMarker("golden container", guestops.CloneMarker(guestops.Container, ctTemplateVMID))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

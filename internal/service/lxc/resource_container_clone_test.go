@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // ctTemplateVMID is the container template the clone tests start from.
@@ -40,7 +41,7 @@ func makeContainerTemplateOn(t *testing.T, tg *acctest.Target, node, storage str
 		"mp0":         {storage + ":1,mp=/srv"},
 		"net0":        {"name=eth0,bridge=vmbr0,ip=dhcp"},
 	}
-	upid, err := tg.Client.CreateLXC(ctx, node, ctTemplateVMID, form)
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeLXC, ctTemplateVMID, form)
 	if err != nil {
 		t.Fatalf("create template container: %v", err)
 	}
@@ -61,7 +62,7 @@ func ctLiveConfig(tg *acctest.Target, s *terraform.State) (map[string]string, er
 	if err != nil {
 		return nil, err
 	}
-	return tg.Client.LXCConfig(context.Background(), rs.Primary.Attributes["node"], vmid)
+	return tg.Client.GuestConfig(context.Background(), rs.Primary.Attributes["node"], pveapi.GuestTypeLXC, vmid)
 }
 
 // W14: a container clone takes its declared hostname and cores, inherits

@@ -102,7 +102,7 @@ func (r *containerResource) FinishCreate(ctx context.Context, _ tfsdk.Config, no
 // Volumes it detached are purged only after power is settled
 // (FinishUpdate).
 func (r *containerResource) ApplyUpdate(ctx context.Context, _ tfsdk.Config, node string, vmid int, state, plan *containerModel, diags *diag.Diagnostics) (guestops.ConfigChange, bool) {
-	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container", err)
 		return guestops.ConfigChange{}, false
@@ -155,7 +155,7 @@ func (r *containerResource) AfterDelete(context.Context, *containerModel, *diag.
 func (r *containerResource) writeConfig(ctx context.Context, node string, vmid int, u *configUpdate, digest string, diags *diag.Diagnostics) bool {
 	params := u.delta.Values()
 	params.Set("digest", digest)
-	if err := r.api.Client.UpdateLXCConfig(ctx, node, vmid, params); err != nil {
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid, params); err != nil {
 		r.addUpdateError(diags, err)
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // strangerCT makes, outside Terraform, a container with one NIC at vmid:
@@ -18,10 +19,11 @@ import (
 func strangerCT(t *testing.T, tg *acctest.Target, node string, vmid int) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := tg.Client.CreateLXC(ctx, node, vmid, url.Values{
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeLXC, vmid, url.Values{
 		"ostemplate": {ctTemplate}, "hostname": {"stranger"}, "rootfs": {"local-lvm:2"},
 		"net0": {"name=eth0,bridge=vmbr0"},
 	})
+
 	if err == nil {
 		_, err = tg.Client.WaitTask(ctx, upid)
 	}
@@ -33,7 +35,7 @@ func strangerCT(t *testing.T, tg *acctest.Target, node string, vmid int) {
 
 func strangerCTUntouched(tg *acctest.Target, node string, vmid *int) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		config, err := tg.Client.LXCConfig(context.Background(), node, *vmid)
+		config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeLXC, *vmid)
 		if err != nil {
 			return fmt.Errorf("the container at VMID %d: %w", *vmid, err)
 		}

@@ -35,14 +35,14 @@ func createOutsideAsGiven(t *testing.T, tg *acctest.Target, node string, params 
 	if err != nil {
 		t.Fatal(err)
 	}
-	upid, err := tg.Client.CreateLXC(ctx, node, vmid, params)
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeLXC, vmid, params)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tg.Client.WaitTask(ctx, upid); err != nil {
 		t.Fatal(err)
 	}
-	upid, err = tg.Client.LXCStatusAction(ctx, node, vmid, pveapi.LXCStart, nil)
+	upid, err = tg.Client.GuestStatusAction(ctx, node, pveapi.GuestTypeLXC, vmid, pveapi.LXCStart, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,10 +156,10 @@ func TestAccContainer_importErrors(t *testing.T) {
 // destroyOutside removes a container a test made without Terraform.
 func destroyOutside(tg *acctest.Target, node string, vmid int) {
 	ctx := context.Background()
-	if upid, err := tg.Client.LXCStatusAction(ctx, node, vmid, pveapi.LXCStop, nil); err == nil {
+	if upid, err := tg.Client.GuestStatusAction(ctx, node, pveapi.GuestTypeLXC, vmid, pveapi.LXCStop, nil); err == nil {
 		_, _ = tg.Client.WaitTask(ctx, upid)
 	}
-	if upid, err := tg.Client.DeleteLXC(ctx, node, vmid, true, true); err == nil {
+	if upid, err := tg.Client.DeleteGuest(ctx, node, pveapi.GuestTypeLXC, vmid, true, true); err == nil {
 		_, _ = tg.Client.WaitTask(ctx, upid)
 	}
 }

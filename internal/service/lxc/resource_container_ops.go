@@ -38,7 +38,7 @@ func (m *containerModel) recognize(config pveapi.GuestConfig, form url.Values) b
 // container is shut down first, and the power settling that follows starts
 // it again.
 func (r *containerResource) finishVolumes(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container", err)
 		return false
@@ -80,7 +80,7 @@ func (r *containerResource) addUpdateError(diags *diag.Diagnostics, err error) {
 // created from that apply's plan, into this plan. Its creation marker
 // stays until the container is complete (W13).
 func (r *containerResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.LXCConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container After Adopting It", err)
 		return false

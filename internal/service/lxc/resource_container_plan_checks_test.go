@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 func emptyPlan() resource.ConfigPlanChecks {
@@ -32,7 +33,7 @@ func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
 			{Config: ctConfig(tg, smallCT("", mp0("2"))), Check: ct.record()},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.ResizeLXCDisk(context.Background(), ct.node, ct.vmid, "mp0", "3G")
+					upid, err := tg.Client.ResizeGuestDisk(context.Background(), ct.node, pveapi.GuestTypeLXC, ct.vmid, "mp0", "3G")
 					tg.Outside(t, "grow mp0", upid, err)
 				},
 				Config:   ctConfig(tg, smallCT("", mp0("2"))),

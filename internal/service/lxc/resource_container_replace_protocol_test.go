@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // protocolCT creates container 100 on pve1 with a 4G root disk and a
@@ -15,16 +16,17 @@ import (
 func protocolCT(t *testing.T, p *acctest.Protocol) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := p.Client.CreateLXC(ctx, "pve1", 100, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeLXC, 100, url.Values{
 		"ostemplate": {ctTemplate}, "hostname": {"cache"}, "rootfs": {"local-lvm:4"}, "mp0": {"local-lvm:2,mp=/data"},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Client.WaitTask(ctx, upid); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Client.UpdateLXCConfig(ctx, "pve1", 100, url.Values{"delete": {"mp0"}}); err != nil {
+	if err := p.Client.UpdateGuestConfig(ctx, "pve1", pveapi.GuestTypeLXC, 100, url.Values{"delete": {"mp0"}}); err != nil {
 		t.Fatal(err)
 	}
 }

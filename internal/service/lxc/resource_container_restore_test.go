@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -330,7 +331,7 @@ resource "pve_container_template" "test" {
 				if err != nil {
 					return err
 				}
-				c, err := tg.Client.LXCConfig(context.Background(), "pve1", vmid)
+				c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeLXC, vmid)
 				if err != nil {
 					return err
 				}
@@ -354,13 +355,14 @@ func TestAccContainerRestoreAdoptsHalfMadeW13(t *testing.T) {
 	ctx := context.Background()
 	const halfMade = 270
 	marker := guestops.RestoreMarker(guestops.Container, ctArchive)
-	upid, err := tg.Client.CreateLXC(ctx, "pve1", halfMade, url.Values{
+	upid, err := tg.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeLXC, halfMade, url.Values{
 		"restore":     {"1"},
 		"ostemplate":  {ctArchive},
 		"storage":     {"local-lvm"},
 		"hostname":    {"killed-restore"},
 		"description": {guestops.WithCloneMarker("", marker)},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,7 +384,7 @@ func TestAccContainerRestoreAdoptsHalfMadeW13(t *testing.T) {
 				if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
 					return fmt.Errorf("%d restore requests: want only the planted one", n)
 				}
-				config, err := tg.Client.LXCConfig(ctx, "pve1", halfMade)
+				config, err := tg.Client.GuestConfig(ctx, "pve1", pveapi.GuestTypeLXC, halfMade)
 				if err != nil {
 					return err
 				}

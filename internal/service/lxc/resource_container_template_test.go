@@ -47,7 +47,7 @@ type ctTemplateRef struct {
 }
 
 func (c *ctTemplateRef) config() (pveapi.GuestConfig, error) {
-	return c.tg.Client.LXCConfig(context.Background(), c.node, c.vmid)
+	return c.tg.Client.GuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
 }
 
 // isBaseTemplate checks, W9 and W17, that PVE holds the container as a
@@ -231,7 +231,7 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 						return err
 					}
 					cloneID = id
-					upid, err := tg.Client.CloneLXC(ctx, tpl.node, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "hostname": {"tfacc-linked"}})
+					upid, err := tg.Client.CloneGuest(ctx, tpl.node, pveapi.GuestTypeLXC, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "hostname": {"tfacc-linked"}})
 					if err == nil {
 						_, err = tg.Client.WaitTask(ctx, upid)
 					}
@@ -245,7 +245,7 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.DeleteLXC(context.Background(), tpl.node, cloneID, true, false)
+					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.node, pveapi.GuestTypeLXC, cloneID, true, false)
 					if err == nil {
 						_, err = tg.Client.WaitTask(context.Background(), upid)
 					}

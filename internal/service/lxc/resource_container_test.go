@@ -74,7 +74,7 @@ func (c *ctRef) load(s *terraform.State) error {
 }
 
 func (c *ctRef) config() (pveapi.GuestConfig, error) {
-	return c.tg.Client.LXCConfig(context.Background(), c.node, c.vmid)
+	return c.tg.Client.GuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
 }
 
 // volumeIDs lists the volid of the root disk and every volume mount point.

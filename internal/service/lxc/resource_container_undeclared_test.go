@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // undeclaredCT declares of cpu only cores, one NIC and a root disk.
@@ -30,7 +31,7 @@ func (c *ctRef) setOutside(params url.Values) resource.TestCheckFunc {
 		if err := c.load(s); err != nil {
 			return err
 		}
-		return c.tg.Client.UpdateLXCConfig(context.Background(), c.node, c.vmid, params)
+		return c.tg.Client.UpdateGuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid, params)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -65,7 +66,7 @@ func (c *ctRef) noPending() resource.TestCheckFunc {
 		if err := c.load(s); err != nil {
 			return err
 		}
-		entries, err := c.tg.Client.LXCPendingConfig(context.Background(), c.node, c.vmid)
+		entries, err := c.tg.Client.GuestPending(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // A declared mount point removed outside Terraform: the plan that
@@ -20,9 +21,10 @@ func TestContainer_mountPointRemovedOutsideWarnsAtPlan(t *testing.T) {
 	p := acctest.NewProtocol(t)
 	ctx := context.Background()
 	const vmid = 131
-	upid, err := p.Client.CreateLXC(ctx, "pve1", vmid, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeLXC, vmid, url.Values{
 		"ostemplate": {ctTemplate}, "hostname": {"gone-mp"}, "rootfs": {"local-lvm:2"}, "mp0": {"local-lvm:1,mp=/data"},
 	})
+
 	if err == nil {
 		_, err = p.Client.WaitTask(ctx, upid)
 	}
@@ -32,7 +34,7 @@ func TestContainer_mountPointRemovedOutsideWarnsAtPlan(t *testing.T) {
 	state := p.Import(t, "pve_container", "131")
 	config := p.ConfigFromState(t, "pve_container", state)
 
-	if err := p.Client.UpdateLXCConfig(ctx, "pve1", vmid, url.Values{"delete": {"mp0"}}); err != nil {
+	if err := p.Client.UpdateGuestConfig(ctx, "pve1", pveapi.GuestTypeLXC, vmid, url.Values{"delete": {"mp0"}}); err != nil {
 		t.Fatal(err)
 	}
 	read, err := p.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: "pve_container", CurrentState: state})

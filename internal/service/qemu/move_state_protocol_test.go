@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -101,7 +102,7 @@ func createSourceGuest(t *testing.T, p *acctest.Protocol, src moveSource) {
 		}
 		guest.Set("pool", src.pool)
 	}
-	upid, err := p.Client.CreateQemu(ctx, src.node, src.vmid, guest)
+	upid, err := p.Client.CreateGuest(ctx, src.node, pveapi.GuestTypeQemu, src.vmid, guest)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // benchVM creates a VM with two disks and two NICs directly through the API
@@ -16,7 +17,7 @@ func benchVM(tb testing.TB) (*acctest.Protocol, *tfprotov6.DynamicValue) {
 	tb.Helper()
 	p := acctest.NewProtocol(tb)
 	ctx := context.Background()
-	upid, err := p.Client.CreateQemu(ctx, "pve1", 100, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, 100, url.Values{
 		"name":   {"bench"},
 		"memory": {"1024"},
 		"cores":  {"2"},
@@ -26,6 +27,7 @@ func benchVM(tb testing.TB) (*acctest.Protocol, *tfprotov6.DynamicValue) {
 		"net1":   {"virtio,bridge=vmbr0,tag=20"},
 		"tags":   {"bench;prod"},
 	})
+
 	if err != nil {
 		tb.Fatal(err)
 	}

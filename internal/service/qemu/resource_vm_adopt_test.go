@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -22,7 +23,7 @@ func TestAccVMCreateAdoptsHalfMadeVMW13(t *testing.T) {
 	sim := needsSim(t, tg)
 	ctx := context.Background()
 	const halfMade = 150
-	upid, err := tg.Client.CreateQemu(ctx, "pve1", halfMade, url.Values{
+	upid, err := tg.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, halfMade, url.Values{
 		"name":        {"half-1"},
 		"memory":      {"512"},
 		"scsihw":      {"virtio-scsi-single"},
@@ -30,6 +31,7 @@ func TestAccVMCreateAdoptsHalfMadeVMW13(t *testing.T) {
 		"net0":        {"virtio,bridge=vmbr0"},
 		"description": {guestops.WithCloneMarker("", guestops.CreateMarker(guestops.VM, "half-1"))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +81,7 @@ func TestAccVMCreateLeavesUnmarkedNamesakeW13(t *testing.T) {
 	sim := needsSim(t, tg)
 	ctx := context.Background()
 	const namesake = 150
-	upid, err := tg.Client.CreateQemu(ctx, "pve1", namesake, url.Values{"name": {"twin-1"}, "description": {"not ours"}})
+	upid, err := tg.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, namesake, url.Values{"name": {"twin-1"}, "description": {"not ours"}})
 	if err != nil {
 		t.Fatal(err)
 	}

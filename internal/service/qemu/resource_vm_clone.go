@@ -65,7 +65,7 @@ func (r *vmResource) ReconfigureClone(ctx context.Context, config tfsdk.Config, 
 // keeps its volume); then the cloud-init password and seed, the boot order
 // and the disk tasks. marker stays in the description.
 func (r *vmResource) reconfigureInherited(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, from origin, marker string, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM After "+from.verb+" It", err)
 		return false
@@ -93,7 +93,7 @@ func (r *vmResource) reconfigureInherited(ctx context.Context, config tfsdk.Conf
 	if !r.applyCloudInit(ctx, config, node, vmid, nil, plan, nil, diags) {
 		return false
 	}
-	if live, err = r.api.Client.QemuConfig(ctx, node, vmid); err != nil {
+	if live, err = r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid); err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM", err)
 		return false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -64,12 +65,13 @@ func oneFinishedCloneOn(tg *acctest.Target, vm *vmRef, node string, wantClones i
 func halfMadeClone(t *testing.T, tg *acctest.Target, node string, vmid int, name string) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := tg.Client.CloneQemu(ctx, node, templateVMID, url.Values{
+	upid, err := tg.Client.CloneGuest(ctx, node, pveapi.GuestTypeQemu, templateVMID, url.Values{
 		"newid":       {fmt.Sprint(vmid)},
 		"name":        {name},
 		"full":        {"1"},
 		"description": {guestops.WithCloneMarker("golden image", guestops.CloneMarker(guestops.VM, templateVMID))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func (r *vmResource) dropInheritedSeed(ctx context.Context, node string, vmid in
 	if plan.CloudInit == nil {
 		return true
 	}
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM After Cloning It", err)
 		return false
@@ -85,7 +85,7 @@ func (r *vmResource) dropInheritedSeed(ctx context.Context, node string, vmid in
 	if len(slots) == 0 {
 		return true
 	}
-	if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{"delete": {strings.Join(slots, ",")}}); err != nil {
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{"delete": {strings.Join(slots, ",")}}); err != nil {
 		fwutil.AddAttributeAPIError(diags, cloudInitPath("user_data"), "Unable To Detach The Inherited Seed ISO", err)
 		return false
 	}
@@ -116,7 +116,7 @@ func (r *vmResource) seedUsers(ctx context.Context, node, storage string, vmid i
 		if g.Type != pveapi.GuestTypeQemu || other == vmid || !shared && g.Node != node {
 			continue
 		}
-		config, err := r.api.Client.QemuConfig(ctx, g.Node, other)
+		config, err := r.api.Client.GuestConfig(ctx, g.Node, pveapi.GuestTypeQemu, other)
 		if pveapi.IsNotFound(err) {
 			continue
 		}

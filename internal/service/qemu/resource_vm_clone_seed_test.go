@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -164,7 +165,7 @@ func TestAccVMCloneOfSeededTemplateW15W32(t *testing.T) {
 					if _, found := seedVolume(tg, "pve1", templateID); !found {
 						return fmt.Errorf("the template's seed ISO was deleted while a clone has it attached")
 					}
-					if _, err := tg.Client.QemuConfig(context.Background(), "pve1", templateVMID); err == nil {
+					if _, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, templateVMID); err == nil {
 						return fmt.Errorf("the template was not deleted")
 					}
 					return nil

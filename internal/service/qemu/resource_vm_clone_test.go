@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -44,7 +45,7 @@ func makeTemplate(t *testing.T, tg *acctest.Target, node, storage string) {
 		"ipconfig0":    {"ip=192.0.2.50/24,gw=192.0.2.1"},
 		"searchdomain": {"tmpl.example"},
 	}
-	upid, err := tg.Client.CreateQemu(ctx, node, templateVMID, form)
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeQemu, templateVMID, form)
 	if err != nil {
 		t.Fatalf("create template VM: %v", err)
 	}
@@ -339,12 +340,13 @@ func TestAccVMCloneAdoptsHalfMadeCloneW13(t *testing.T) {
 	needsSim(t, tg)
 	makeTemplate(t, tg, "pve1", "local-lvm")
 	ctx := context.Background()
-	upid, err := tg.Client.CloneQemu(ctx, "pve1", templateVMID, url.Values{
+	upid, err := tg.Client.CloneGuest(ctx, "pve1", pveapi.GuestTypeQemu, templateVMID, url.Values{
 		"newid":       {"150"},
 		"name":        {"crash-1"},
 		"full":        {"1"},
 		"description": {guestops.WithCloneMarker("golden image", guestops.CloneMarker(guestops.VM, templateVMID))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +387,7 @@ func TestAccVMCloneOntoVMIDTakenOnAnotherNodeW13(t *testing.T) {
 	other := createVMOutside(t, tg, "pve2", url.Values{"name": {"elsewhere"}})
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
-			config, err := tg.Client.QemuConfig(context.Background(), "pve2", other)
+			config, err := tg.Client.GuestConfig(context.Background(), "pve2", pveapi.GuestTypeQemu, other)
 			if err != nil {
 				return fmt.Errorf("the other node's VM %d: %w", other, err)
 			}

@@ -355,7 +355,7 @@ func (r *vmResource) syncCloudInit(ctx context.Context, config tfsdk.Config, nod
 	if ci == nil && (stateCI == nil || stateCI.SeedStorage.IsNull()) {
 		return false, true
 	}
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM", err)
 		return false, false
@@ -399,7 +399,7 @@ func (r *vmResource) writeCloudInit(ctx context.Context, node string, vmid int, 
 		}
 	}
 	if !allocates {
-		if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, params); err != nil {
+		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, params); err != nil {
 			fwutil.AddAttributeAPIError(diags, path.Root("cloud_init"), summary, err)
 			return false
 		}
@@ -495,11 +495,11 @@ func (r *vmResource) uploadSeed(ctx context.Context, node, storage string, vmid 
 // explicit boot order (W28); the seed is no boot device, so it is taken out
 // again and boot_order stays what it was.
 func (r *vmResource) attachSeed(ctx context.Context, node string, vmid int, slot, storage string, diags *diag.Diagnostics) bool {
-	if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{slot: {seedDriveValue(storage, vmid)}}); err != nil {
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{slot: {seedDriveValue(storage, vmid)}}); err != nil {
 		fwutil.AddAttributeAPIError(diags, cloudInitPath("seed_slot"), "Unable To Attach Seed ISO", err)
 		return false
 	}
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM", err)
 		return false
@@ -516,7 +516,7 @@ func (r *vmResource) attachSeed(ctx context.Context, node string, vmid int, slot
 	if len(devices) == 0 {
 		return true
 	}
-	if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{keyBoot: {bootValue(devices)}}); err != nil {
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{keyBoot: {bootValue(devices)}}); err != nil {
 		fwutil.AddAttributeAPIError(diags, path.Root("boot_order"), "Unable To Set Boot Order", err)
 		return false
 	}
@@ -524,7 +524,7 @@ func (r *vmResource) attachSeed(ctx context.Context, node string, vmid int, slot
 }
 
 func (r *vmResource) detachSeed(ctx context.Context, node string, vmid int, slot string, diags *diag.Diagnostics) bool {
-	if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{"delete": {slot}}); err != nil {
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{"delete": {slot}}); err != nil {
 		fwutil.AddAttributeAPIError(diags, cloudInitPath("seed_slot"), "Unable To Detach Seed ISO", err)
 		return false
 	}

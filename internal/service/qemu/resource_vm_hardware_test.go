@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 func firmwareVM(efi, tpm string) string {
@@ -193,7 +194,7 @@ func TestAccVM_pciDevicesUnderToken(t *testing.T) {
 				// Added behind Terraform's back: the plan stays empty (a
 				// warning names it) and an apply leaves it alone.
 				PreConfig: func() {
-					if err := tg.Client.UpdateQemuConfig(context.Background(), vm.node, vm.vmid, url.Values{"hostpci1": {"mapping=nic0"}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"hostpci1": {"mapping=nic0"}}); err != nil {
 						t.Fatalf("add hostpci1 outside Terraform: %v", err)
 					}
 				},

@@ -84,7 +84,7 @@ func (r *vmResource) RestoreForm(plan *vmModel, archive pveapi.GuestConfig, diag
 // FinishCreate grows the disks seeded from an image, which have the
 // image's size, to the configured size (W25, W22), and writes cloud-init.
 func (r *vmResource) FinishCreate(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM After Creating It", err)
 		return false
@@ -99,7 +99,7 @@ func (r *vmResource) FinishCreate(ctx context.Context, config tfsdk.Config, node
 // asked to, syncs cloud-init, then fixes the boot order and runs the disk
 // tasks against the config as it is now.
 func (r *vmResource) ApplyUpdate(ctx context.Context, config tfsdk.Config, node string, vmid int, state, plan *vmModel, diags *diag.Diagnostics) (guestops.ConfigChange, bool) {
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM", err)
 		return guestops.ConfigChange{}, false
@@ -125,7 +125,7 @@ func (r *vmResource) ApplyUpdate(ctx context.Context, config tfsdk.Config, node 
 		return guestops.ConfigChange{}, false
 	}
 	if configWritten {
-		if live, err = r.api.Client.QemuConfig(ctx, node, vmid); err != nil {
+		if live, err = r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid); err != nil {
 			fwutil.AddAPIError(diags, "Unable To Read VM", err)
 			return guestops.ConfigChange{}, false
 		}
@@ -157,7 +157,7 @@ func (r *vmResource) AfterDelete(ctx context.Context, state *vmModel, diags *dia
 // added, then the disk tasks.
 func (r *vmResource) finishConfig(ctx context.Context, node string, vmid int, plan *vmModel, live pveapi.GuestConfig, diags *diag.Diagnostics) bool {
 	if boot, needed := bootOrderFix(plan, live); needed {
-		if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, url.Values{keyBoot: {boot}}); err != nil {
+		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{keyBoot: {boot}}); err != nil {
 			fwutil.AddAttributeAPIError(diags, path.Root("boot_order"), "Unable To Set Boot Order", err)
 			return false
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
@@ -20,7 +21,7 @@ import (
 func strangerAt(t *testing.T, tg *acctest.Target, node string, vmid int, name string) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := tg.Client.CreateQemu(ctx, node, vmid, url.Values{"name": {name}, "memory": {"512"}})
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{"name": {name}, "memory": {"512"}})
 	if err == nil {
 		_, err = tg.Client.WaitTask(ctx, upid)
 	}
@@ -28,7 +29,7 @@ func strangerAt(t *testing.T, tg *acctest.Target, node string, vmid int, name st
 		t.Fatalf("create VM %d outside Terraform: %v", vmid, err)
 	}
 	t.Cleanup(func() {
-		if upid, err := tg.Client.DeleteQemu(ctx, node, vmid, true, true); err == nil {
+		if upid, err := tg.Client.DeleteGuest(ctx, node, pveapi.GuestTypeQemu, vmid, true, true); err == nil {
 			_, _ = tg.Client.WaitTask(ctx, upid)
 		}
 	})
@@ -38,7 +39,7 @@ func strangerAt(t *testing.T, tg *acctest.Target, node string, vmid int, name st
 // was made.
 func strangerUntouched(tg *acctest.Target, node string, vmid *int, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		config, err := tg.Client.QemuConfig(context.Background(), node, *vmid)
+		config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeQemu, *vmid)
 		if err != nil {
 			return fmt.Errorf("the VM at VMID %d: %w", *vmid, err)
 		}
@@ -147,7 +148,7 @@ func TestAccVM_importRecordsIdentity(t *testing.T) {
 			{
 				PreConfig: func() {
 					ctx := context.Background()
-					upid, err := tg.Client.DeleteQemu(ctx, "pve1", vmid, true, true)
+					upid, err := tg.Client.DeleteGuest(ctx, "pve1", pveapi.GuestTypeQemu, vmid, true, true)
 					if err == nil {
 						_, err = tg.Client.WaitTask(ctx, upid)
 					}

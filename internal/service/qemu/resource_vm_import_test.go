@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // createVMOutside makes a VM with the API, as an operator would, and
@@ -20,7 +21,7 @@ func createVMOutside(t *testing.T, tg *acctest.Target, node string, form url.Val
 	if err != nil {
 		t.Fatal(err)
 	}
-	upid, err := tg.Client.CreateQemu(ctx, node, vmid, form)
+	upid, err := tg.Client.CreateGuest(ctx, node, pveapi.GuestTypeQemu, vmid, form)
 	if err == nil {
 		_, err = tg.Client.WaitTask(ctx, upid)
 	}
@@ -28,7 +29,7 @@ func createVMOutside(t *testing.T, tg *acctest.Target, node string, form url.Val
 		t.Fatalf("create VM outside Terraform: %v", err)
 	}
 	t.Cleanup(func() {
-		if upid, err := tg.Client.DeleteQemu(context.Background(), node, vmid, true, true); err == nil {
+		if upid, err := tg.Client.DeleteGuest(context.Background(), node, pveapi.GuestTypeQemu, vmid, true, true); err == nil {
 			_, _ = tg.Client.WaitTask(context.Background(), upid)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -29,7 +30,7 @@ func TestAccVMCreateAdoptsHalfMadeListedUnderPlaceholderNameW11(t *testing.T) {
 	sim.SetStatsInterval(time.Hour)
 	ctx := context.Background()
 	const halfMade = 150
-	upid, err := tg.Client.CreateQemu(ctx, "pve1", halfMade, url.Values{
+	upid, err := tg.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, halfMade, url.Values{
 		"name":        {"half-2"},
 		"memory":      {"512"},
 		"scsihw":      {"virtio-scsi-single"},
@@ -37,6 +38,7 @@ func TestAccVMCreateAdoptsHalfMadeListedUnderPlaceholderNameW11(t *testing.T) {
 		"net0":        {"virtio,bridge=vmbr0"},
 		"description": {guestops.WithCloneMarker("", guestops.CreateMarker(guestops.VM, "half-2"))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +84,13 @@ func TestAccVMCloneAdoptsHalfMadeListedUnderPlaceholderNameW11(t *testing.T) {
 	makeTemplate(t, tg, "pve1", "local-lvm")
 	sim.SetStatsInterval(time.Hour)
 	ctx := context.Background()
-	upid, err := tg.Client.CloneQemu(ctx, "pve1", templateVMID, url.Values{
+	upid, err := tg.Client.CloneGuest(ctx, "pve1", pveapi.GuestTypeQemu, templateVMID, url.Values{
 		"newid":       {"150"},
 		"name":        {"crash-2"},
 		"full":        {"1"},
 		"description": {guestops.WithCloneMarker("golden image", guestops.CloneMarker(guestops.VM, templateVMID))},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

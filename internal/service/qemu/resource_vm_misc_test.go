@@ -116,12 +116,12 @@ func TestAccVM_migratedOutsideTerraformIsFollowed(t *testing.T) {
 func destroyOutside(t *testing.T, vm *vmRef) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := vm.tg.Client.QemuStatusAction(ctx, vm.node, vm.vmid, pveapi.QemuStop, url.Values{"timeout": {"30"}})
+	upid, err := vm.tg.Client.GuestStatusAction(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, pveapi.QemuStop, url.Values{"timeout": {"30"}})
 	if err == nil {
 		_, err = vm.tg.Client.WaitTask(ctx, upid)
 	}
 	if err == nil {
-		upid, err = vm.tg.Client.DeleteQemu(ctx, vm.node, vm.vmid, true, true)
+		upid, err = vm.tg.Client.DeleteGuest(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, true, true)
 	}
 	if err == nil {
 		_, err = vm.tg.Client.WaitTask(ctx, upid)
@@ -204,7 +204,7 @@ func TestAccVM_pausedReadsPausedW18(t *testing.T) {
 				// reads as paused and still started, so nothing is planned.
 				PreConfig: func() {
 					ctx := context.Background()
-					upid, err := tg.Client.QemuStatusAction(ctx, vm.node, vm.vmid, pveapi.QemuSuspend, url.Values{"todisk": {"0"}})
+					upid, err := tg.Client.GuestStatusAction(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, pveapi.QemuSuspend, url.Values{"todisk": {"0"}})
 					if err == nil {
 						_, err = tg.Client.WaitTask(ctx, upid)
 					}
@@ -234,7 +234,7 @@ func TestAccVM_pendingChangesRebootOrWarn(t *testing.T) {
 			if err := vm.load(s); err != nil {
 				return err
 			}
-			entries, err := tg.Client.QemuPendingConfig(context.Background(), vm.node, vm.vmid)
+			entries, err := tg.Client.GuestPending(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid)
 			if err != nil {
 				return err
 			}

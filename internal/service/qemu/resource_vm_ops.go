@@ -42,7 +42,7 @@ func (r *vmResource) writeConfig(ctx context.Context, node string, vmid int, u *
 		params.Set("digest", digest)
 	}
 	if !u.allocates {
-		if err := r.api.Client.UpdateQemuConfig(ctx, node, vmid, params); err != nil {
+		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, params); err != nil {
 			fwutil.AddAPIError(diags, "Unable To Update VM", err)
 			return false
 		}
@@ -74,7 +74,7 @@ func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, pla
 // created from that apply's plan, into this plan. Its creation marker
 // stays until the guest is complete (W13).
 func (r *vmResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.QemuConfig(ctx, node, vmid)
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read VM After Adopting It", err)
 		return false

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // ciSlotVM is a VM with PVE's cloud-init drive in slot.
@@ -77,7 +78,7 @@ func (v *vmRef) noPending() resource.TestCheckFunc {
 		if err := v.load(s); err != nil {
 			return err
 		}
-		entries, err := v.tg.Client.QemuPendingConfig(context.Background(), v.node, v.vmid)
+		entries, err := v.tg.Client.GuestPending(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid)
 		if err != nil {
 			return err
 		}
@@ -106,7 +107,7 @@ func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
 			{Config: disks("4"), Check: vm.record()},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.ResizeQemuDisk(context.Background(), vm.node, vm.vmid, "scsi0", "6G")
+					upid, err := tg.Client.ResizeGuestDisk(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid, "scsi0", "6G")
 					tg.Outside(t, "grow scsi0", upid, err)
 				},
 				Config:      disks("4"),
@@ -240,10 +241,10 @@ func TestAccVM_diskRemovedOutsideReattaches(t *testing.T) {
 			{
 				PreConfig: func() {
 					ctx := context.Background()
-					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"delete": {"scsi1"}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"delete": {"scsi1"}}); err != nil {
 						t.Fatalf("detach outside Terraform: %v", err)
 					}
-					if err := tg.Client.UpdateQemuConfig(ctx, vm.node, vm.vmid, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
 						t.Fatalf("re-attach outside Terraform: %v", err)
 					}
 				},

@@ -26,9 +26,10 @@ func pooledVMs(t *testing.T, p *acctest.Protocol) map[int]*tfprotov6.DynamicValu
 	}
 	states := map[int]*tfprotov6.DynamicValue{}
 	for vmid := 100; vmid < 106; vmid++ {
-		upid, err := p.Client.CreateQemu(ctx, "pve1", vmid, url.Values{
+		upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, vmid, url.Values{
 			"name": {fmt.Sprintf("pooled-%d", vmid)}, "scsi0": {"local-lvm:1"}, "pool": {poolOf(vmid)},
 		})
+
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // protocolVM creates VM 100 on pve1 with scsi0 (4G) and a detached 2G
@@ -16,16 +17,17 @@ import (
 func protocolVM(t *testing.T, p *acctest.Protocol) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := p.Client.CreateQemu(ctx, "pve1", 100, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, 100, url.Values{
 		"name": {"web"}, "scsi0": {"local-lvm:4"}, "scsi1": {"local-lvm:2"}, "ide2": {"none,media=cdrom"},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Client.WaitTask(ctx, upid); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.Client.UpdateQemuConfig(ctx, "pve1", 100, url.Values{"delete": {"scsi1"}}); err != nil {
+	if err := p.Client.UpdateGuestConfig(ctx, "pve1", pveapi.GuestTypeQemu, 100, url.Values{"delete": {"scsi1"}}); err != nil {
 		t.Fatal(err)
 	}
 }

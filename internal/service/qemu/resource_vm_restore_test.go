@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -259,7 +260,7 @@ func TestAccVMTemplateFromRestoreW17(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				c, err := tg.Client.QemuConfig(context.Background(), "pve1", vmid)
+				c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
 				if err != nil {
 					return err
 				}
@@ -283,11 +284,12 @@ func TestAccVMRestoreAdoptsHalfMadeVMW13(t *testing.T) {
 	ctx := context.Background()
 	const halfMade = 170
 	marker := guestops.RestoreMarker(guestops.VM, vmArchive)
-	upid, err := tg.Client.CreateQemu(ctx, "pve1", halfMade, url.Values{
+	upid, err := tg.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, halfMade, url.Values{
 		"archive":     {vmArchive},
 		"name":        {"killed-restore"},
 		"description": {guestops.WithCloneMarker("web server, backed up nightly", marker)},
 	})
+
 	if err != nil {
 		t.Fatal(err)
 	}

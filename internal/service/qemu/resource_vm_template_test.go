@@ -324,7 +324,7 @@ func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.DeleteQemu(context.Background(), tpl.node, cloneID, true, false)
+					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.node, pveapi.GuestTypeQemu, cloneID, true, false)
 					if err == nil {
 						_, err = tg.Client.WaitTask(context.Background(), upid)
 					}
@@ -346,7 +346,7 @@ func linkedClone(client *pveapi.Client, tpl *vmRef) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	upid, err := client.CloneQemu(ctx, tpl.node, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "full": {"0"}, "name": {"tfacc-linked"}})
+	upid, err := client.CloneGuest(ctx, tpl.node, pveapi.GuestTypeQemu, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "full": {"0"}, "name": {"tfacc-linked"}})
 	if err != nil {
 		return 0, err
 	}

@@ -70,7 +70,7 @@ func (v *vmRef) load(s *terraform.State) error {
 }
 
 func (v *vmRef) config() (pveapi.GuestConfig, error) {
-	return v.tg.Client.QemuConfig(context.Background(), v.node, v.vmid)
+	return v.tg.Client.GuestConfig(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid)
 }
 
 // diskVolumes lists the volid of every data disk slot in PVE's config.

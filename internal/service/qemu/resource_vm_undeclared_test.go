@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // undeclaredVM declares name, one disk, one NIC and of cpu only cores.
@@ -29,7 +30,7 @@ func (v *vmRef) setOutside(params url.Values) resource.TestCheckFunc {
 		if err := v.load(s); err != nil {
 			return err
 		}
-		return v.tg.Client.UpdateQemuConfig(context.Background(), v.node, v.vmid, params)
+		return v.tg.Client.UpdateGuestConfig(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid, params)
 	}
 }
 

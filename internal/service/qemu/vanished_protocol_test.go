@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // A declared disk removed outside Terraform: the refresh drops it, and the
@@ -20,9 +21,10 @@ func TestVM_diskRemovedOutsideWarnsAtPlan(t *testing.T) {
 	p := acctest.NewProtocol(t)
 	ctx := context.Background()
 	const vmid = 130
-	upid, err := p.Client.CreateQemu(ctx, "pve1", vmid, url.Values{
+	upid, err := p.Client.CreateGuest(ctx, "pve1", pveapi.GuestTypeQemu, vmid, url.Values{
 		"name": {"gone-disk"}, "scsi0": {"local-lvm:2"}, "scsi1": {"local-lvm:1"},
 	})
+
 	if err == nil {
 		_, err = p.Client.WaitTask(ctx, upid)
 	}
@@ -49,7 +51,7 @@ func TestVM_diskRemovedOutsideWarnsAtPlan(t *testing.T) {
 	}
 
 	// Detached in the web interface: PVE parks it as unused0.
-	if err := p.Client.UpdateQemuConfig(ctx, "pve1", vmid, url.Values{"delete": {"scsi1"}}); err != nil {
+	if err := p.Client.UpdateGuestConfig(ctx, "pve1", pveapi.GuestTypeQemu, vmid, url.Values{"delete": {"scsi1"}}); err != nil {
 		t.Fatal(err)
 	}
 	refreshed, private := read(state, nil)
@@ -68,7 +70,7 @@ func TestVM_diskRemovedOutsideWarnsAtPlan(t *testing.T) {
 	}
 
 	// Deleted for good: the warning says the data is gone.
-	if err := p.Client.UpdateQemuConfig(ctx, "pve1", vmid, url.Values{"delete": {"unused0"}}); err != nil {
+	if err := p.Client.UpdateGuestConfig(ctx, "pve1", pveapi.GuestTypeQemu, vmid, url.Values{"delete": {"unused0"}}); err != nil {
 		t.Fatal(err)
 	}
 	_, private = read(again, private)

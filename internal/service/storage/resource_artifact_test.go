@@ -417,7 +417,7 @@ resource "pve_vm" "test" {
 				if _, err := fmt.Sscan(rs.Primary.Attributes["vmid"], &vmid); err != nil {
 					return err
 				}
-				config, err := tg.Client.QemuConfig(context.Background(), "pve1", vmid)
+				config, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
 				if err != nil {
 					return err
 				}
