@@ -75,17 +75,16 @@ type ConfigChange struct {
 	Detached map[string]string
 }
 
-// Hooks are the steps of a guest resource's flows that depend on its kind.
-// A step reports its failures in diags; one that returns a bool stops the
-// flow with false.
+// Hooks are the steps of a guest resource's flows that depend on its kind
+// and that every kind has. A step reports its failures in diags; one that
+// returns a bool stops the flow with false. The steps only some kinds have
+// are the optional interfaces below: a kind implements one when it has
+// something to do there, and the flow skips it otherwise.
 type Hooks[M any] interface {
 	// Attributes are m's common attributes.
 	Attributes(m *M) Attributes
 	// FromAPI fills m from the guest's config and status/current.
 	FromAPI(m *M, vmid int, config pveapi.GuestConfig, status *pveapi.GuestStatus) error
-	// NoteRead records, after a refresh filled m from live, what the plan
-	// needs beyond the model.
-	NoteRead(ctx context.Context, live Live, m *M, private PrivateSetter, diags *diag.Diagnostics)
 
 	// CreateForm is the create request of plan, without vmid.
 	CreateForm(ctx context.Context, config tfsdk.Config, plan *M, diags *diag.Diagnostics) (form url.Values, ok bool)
@@ -104,13 +103,28 @@ type Hooks[M any] interface {
 	// ApplyUpdate takes the guest on node from state to plan: the config
 	// request and what has to follow it before power is settled.
 	ApplyUpdate(ctx context.Context, config tfsdk.Config, node string, vmid int, state, plan *M, diags *diag.Diagnostics) (ConfigChange, bool)
-	// FinishUpdate runs what has to wait until power is settled.
-	FinishUpdate(ctx context.Context, node string, vmid int, plan *M, change ConfigChange, diags *diag.Diagnostics) bool
-	// AfterReadBack completes m after it was read back from PVE, with the
-	// prior state when there is one.
-	AfterReadBack(ctx context.Context, node string, vmid int, m, prior *M, diags *diag.Diagnostics)
+}
 
-	// AfterDelete cleans up what destroying the guest left.
+// ReadNoter records, after a refresh filled m from live, what the plan
+// needs beyond the model.
+type ReadNoter[M any] interface {
+	NoteRead(ctx context.Context, live Live, m *M, private PrivateSetter, diags *diag.Diagnostics)
+}
+
+// UpdateFinisher runs what has to wait until power is settled after an
+// update.
+type UpdateFinisher[M any] interface {
+	FinishUpdate(ctx context.Context, node string, vmid int, plan *M, change ConfigChange, diags *diag.Diagnostics) bool
+}
+
+// ReadBackCompleter completes m after it was read back from PVE, with the
+// prior state when there is one.
+type ReadBackCompleter[M any] interface {
+	AfterReadBack(ctx context.Context, node string, vmid int, m, prior *M, diags *diag.Diagnostics)
+}
+
+// DeleteCleaner cleans up what destroying the guest left.
+type DeleteCleaner[M any] interface {
 	AfterDelete(ctx context.Context, state *M, diags *diag.Diagnostics)
 }
 
@@ -212,7 +226,9 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		return
 	}
 	*attrs.Node = types.StringValue(live.Node)
-	d.Hooks.NoteRead(ctx, live, &state, resp.Private, diags)
+	if noter, ok := d.Hooks.(ReadNoter[M]); ok {
+		noter.NoteRead(ctx, live, &state, resp.Private, diags)
+	}
 	d.API.RecordIdentity(ctx, resp.Private, live.Config, diags)
 	pool, ok := d.API.ReadPool(ctx, vmid, *attrs.Pool, diags)
 	if !ok {
@@ -296,7 +312,7 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	if !d.API.SettlePower(ctx, node, vmid, power, diags) {
 		return
 	}
-	if !d.Hooks.FinishUpdate(ctx, node, vmid, &plan, change, diags) {
+	if finisher, ok := d.Hooks.(UpdateFinisher[M]); ok && !finisher.FinishUpdate(ctx, node, vmid, &plan, change, diags) {
 		return
 	}
 	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, &state, diags)
@@ -322,7 +338,9 @@ func (d Driver[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 		return
 	}
 	d.API.Delete(ctx, attrs.Node.ValueString(), attrs.vmid(), attrs.Protection.ValueBool(), diags)
-	d.Hooks.AfterDelete(ctx, &state, diags)
+	if cleaner, ok := d.Hooks.(DeleteCleaner[M]); ok {
+		cleaner.AfterDelete(ctx, &state, diags)
+	}
 }
 
 // bound ends ctx at an operation's timeout: the configured one, else
@@ -364,7 +382,9 @@ func (d Driver[M]) SaveReadBack(ctx context.Context, state *tfsdk.State, private
 		return
 	}
 	d.API.RecordIdentity(ctx, private, live.Config, diags)
-	d.Hooks.AfterReadBack(ctx, node, vmid, m, prior, diags)
+	if completer, ok := d.Hooks.(ReadBackCompleter[M]); ok {
+		completer.AfterReadBack(ctx, node, vmid, m, prior, diags)
+	}
 	diags.Append(state.Set(ctx, m)...)
 	MaskCloneState(state, declared, diags)
 }

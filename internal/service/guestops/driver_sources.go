@@ -15,11 +15,6 @@ import (
 // SourceHooks are the steps of creating a guest from a clone source or a
 // backup archive that depend on its kind.
 type SourceHooks[M any] interface {
-	// CheckCloneSource refuses a source the clone cannot be made from.
-	CheckCloneSource(ctx context.Context, source CloneSource, plan *M, diags *diag.Diagnostics) bool
-	// PrepareClone acts on the finished clone task, before the clone is
-	// moved to its node.
-	PrepareClone(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
 	// ReconfigureClone turns the clone of source into plan; its creation
 	// marker stays.
 	ReconfigureClone(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, source int, diags *diag.Diagnostics) bool
@@ -30,6 +25,18 @@ type SourceHooks[M any] interface {
 	ReconfigureRestore(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, marker string, diags *diag.Diagnostics) bool
 }
 
+// CloneSourceChecker refuses a clone source the clone cannot be made from;
+// without it every source the clone resolves to is accepted.
+type CloneSourceChecker[M any] interface {
+	CheckCloneSource(ctx context.Context, source CloneSource, plan *M, diags *diag.Diagnostics) bool
+}
+
+// ClonePreparer acts on the finished clone task, before the clone is moved
+// to its node.
+type ClonePreparer[M any] interface {
+	PrepareClone(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
+}
+
 // createClone makes the guest as a clone (W14), or takes up the clone an
 // interrupted apply left half-made (W13), saves its id and finishes it.
 // A failure after PVE accepted the clone leaves the clone to the next
@@ -38,7 +45,10 @@ func (d Driver[M]) createClone(ctx context.Context, req resource.CreateRequest, 
 	diags := &resp.Diagnostics
 	attrs := d.Hooks.Attributes(plan)
 	source, ok := d.API.ResolveClone(ctx, attrs.Clone, diags)
-	if !ok || !d.Hooks.CheckCloneSource(ctx, source, plan, diags) {
+	if !ok {
+		return
+	}
+	if checker, ok := d.Hooks.(CloneSourceChecker[M]); ok && !checker.CheckCloneSource(ctx, source, plan, diags) {
 		return
 	}
 	cloneReq := CloneRequest{
@@ -72,9 +82,13 @@ func (d Driver[M]) createClone(ctx context.Context, req resource.CreateRequest, 
 // start it, and last remove the creation marker. Until then the marker
 // lets the next apply find the clone again.
 func (d Driver[M]) finishClone(ctx context.Context, config tfsdk.Config, cloneReq CloneRequest, cloned *Cloned, plan *M, diags *diag.Diagnostics) bool {
-	if !d.API.AwaitClone(ctx, cloned, diags) ||
-		!d.Hooks.PrepareClone(ctx, cloned.Node, cloned.VMID, plan, diags) ||
-		!d.API.FinishClone(ctx, cloneReq, cloned, diags) {
+	if !d.API.AwaitClone(ctx, cloned, diags) {
+		return false
+	}
+	if preparer, ok := d.Hooks.(ClonePreparer[M]); ok && !preparer.PrepareClone(ctx, cloned.Node, cloned.VMID, plan, diags) {
+		return false
+	}
+	if !d.API.FinishClone(ctx, cloneReq, cloned, diags) {
 		return false
 	}
 	node, vmid := cloned.Node, cloned.VMID

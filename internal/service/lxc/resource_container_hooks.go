@@ -15,8 +15,12 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// The container's own steps of the shared guest flows.
-var _ guestops.Hooks[containerModel] = (*containerResource)(nil)
+// The container's own steps of the shared guest flows, with the optional
+// one it has: it purges detached volumes once power is settled.
+var (
+	_ guestops.Hooks[containerModel]          = (*containerResource)(nil)
+	_ guestops.UpdateFinisher[containerModel] = (*containerResource)(nil)
+)
 
 // driver runs pve_container's create, read, update and delete.
 func (r *containerResource) driver() guestops.Driver[containerModel] {
@@ -44,10 +48,6 @@ func (r *containerResource) FromAPI(m *containerModel, vmid int, config pveapi.G
 	return m.fromAPI(vmid, config, status)
 }
 
-// NoteRead has nothing to note: the model holds all a refresh learns.
-func (r *containerResource) NoteRead(context.Context, guestops.Live, *containerModel, guestops.PrivateSetter, *diag.Diagnostics) {
-}
-
 // CreateForm includes root's password, which only the configuration holds
 // (write-only).
 func (r *containerResource) CreateForm(ctx context.Context, config tfsdk.Config, plan *containerModel, diags *diag.Diagnostics) (url.Values, bool) {
@@ -71,16 +71,6 @@ func (r *containerResource) CreateForm(ctx context.Context, config tfsdk.Config,
 
 func (r *containerResource) Recognize(plan *containerModel, config pveapi.GuestConfig, form url.Values) bool {
 	return plan.recognize(config, form)
-}
-
-// CheckCloneSource accepts every source ResolveClone found.
-func (r *containerResource) CheckCloneSource(context.Context, guestops.CloneSource, *containerModel, *diag.Diagnostics) bool {
-	return true
-}
-
-// PrepareClone has nothing to do before the clone moves to its node.
-func (r *containerResource) PrepareClone(context.Context, string, int, *containerModel, *diag.Diagnostics) bool {
-	return true
 }
 
 func (r *containerResource) RestoreForm(plan *containerModel, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool) {
@@ -141,14 +131,6 @@ func (r *containerResource) FinishUpdate(ctx context.Context, node string, vmid 
 	}
 	return true
 }
-
-// AfterReadBack has nothing to add: PVE reports all the model holds.
-func (r *containerResource) AfterReadBack(context.Context, string, int, *containerModel, *containerModel, *diag.Diagnostics) {
-}
-
-// AfterDelete has nothing to clean up: destroying the container purged
-// its volumes.
-func (r *containerResource) AfterDelete(context.Context, *containerModel, *diag.Diagnostics) {}
 
 // writeConfig sends the one config request of a change, bound to the
 // digest of the config it was computed against.

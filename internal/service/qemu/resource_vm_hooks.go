@@ -13,8 +13,18 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// The VM's own steps of the shared guest flows.
-var _ guestops.Hooks[vmModel] = (*vmResource)(nil)
+// The VM's own steps of the shared guest flows, with the optional ones it
+// has: PCI devices noted at refresh, the clone source checked and its
+// inherited seed dropped, the agent's addresses read back, the seed ISO
+// removed after destroy.
+var (
+	_ guestops.Hooks[vmModel]              = (*vmResource)(nil)
+	_ guestops.ReadNoter[vmModel]          = (*vmResource)(nil)
+	_ guestops.CloneSourceChecker[vmModel] = (*vmResource)(nil)
+	_ guestops.ClonePreparer[vmModel]      = (*vmResource)(nil)
+	_ guestops.ReadBackCompleter[vmModel]  = (*vmResource)(nil)
+	_ guestops.DeleteCleaner[vmModel]      = (*vmResource)(nil)
+)
 
 // driver runs pve_vm's create, read, update and delete.
 func (r *vmResource) driver() guestops.Driver[vmModel] {
@@ -134,12 +144,6 @@ func (r *vmResource) ApplyUpdate(ctx context.Context, config tfsdk.Config, node 
 		return guestops.ConfigChange{}, false
 	}
 	return guestops.ConfigChange{Written: configWritten}, true
-}
-
-// FinishUpdate has nothing to do: detached disks were purged before power
-// was settled.
-func (r *vmResource) FinishUpdate(context.Context, string, int, *vmModel, guestops.ConfigChange, *diag.Diagnostics) bool {
-	return true
 }
 
 // AfterReadBack fills the addresses the guest agent reports.
