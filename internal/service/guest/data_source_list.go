@@ -8,8 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/proxops/terraform-provider-pve/internal/fwutil"
-	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -19,16 +17,13 @@ var _ datasource.DataSourceWithConfigure = (*listDataSource)(nil)
 // guests of the kind, optionally filtered: pve_vms for guestops.VM,
 // pve_containers for guestops.Container.
 func ListDataSource(kind guestops.Kind) func() datasource.DataSource {
-	words := wordsOf(kind)
+	base := newDataSource(kind)
 	return func() datasource.DataSource {
-		return &listDataSource{kind: words}
+		return &listDataSource{dataSource: base}
 	}
 }
 
-type listDataSource struct {
-	kind   *kindWords
-	client *pveapi.Client
-}
+type listDataSource struct{ dataSource }
 
 func (d *listDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + "_" + d.kind.ListAttribute()
@@ -36,12 +31,6 @@ func (d *listDataSource) Metadata(_ context.Context, req datasource.MetadataRequ
 
 func (d *listDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = d.kind.ListSchema()
-}
-
-func (d *listDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if pd := fwutil.ProviderDataFrom(req.ProviderData, &resp.Diagnostics); pd != nil {
-		d.client = pd.Client
-	}
 }
 
 // Read reads the filters by path, since the name filter's attribute

@@ -23,15 +23,29 @@ var (
 // guest of the kind by vmid or by name: pve_vm for guestops.VM,
 // pve_container for guestops.Container.
 func LookupDataSource(kind guestops.Kind) func() datasource.DataSource {
-	words := wordsOf(kind)
+	base := newDataSource(kind)
 	return func() datasource.DataSource {
-		return &lookupDataSource{kind: words}
+		return &lookupDataSource{dataSource: base}
 	}
 }
 
-type lookupDataSource struct {
+type lookupDataSource struct{ dataSource }
+
+// dataSource is what the lookup and the list hold: the kind's words and
+// the provider's client.
+type dataSource struct {
 	kind   *kindWords
 	client *pveapi.Client
+}
+
+func newDataSource(kind guestops.Kind) dataSource {
+	return dataSource{kind: wordsOf(kind)}
+}
+
+func (d *dataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	if pd := fwutil.ProviderDataFrom(req.ProviderData, &resp.Diagnostics); pd != nil {
+		d.client = pd.Client
+	}
 }
 
 func (d *lookupDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -44,12 +58,6 @@ func (d *lookupDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 
 func (d *lookupDataSource) ConfigValidators(_ context.Context) []datasource.ConfigValidator {
 	return d.kind.LookupConfigValidators()
-}
-
-func (d *lookupDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	if pd := fwutil.ProviderDataFrom(req.ProviderData, &resp.Diagnostics); pd != nil {
-		d.client = pd.Client
-	}
 }
 
 // Read reads the two lookup arguments by path and writes the state as one
