@@ -13,6 +13,8 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
+	"github.com/proxops/terraform-provider-pve/internal/service/guest"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
@@ -111,10 +113,10 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 	return []func() datasource.DataSource{
 		cluster.NewVersionDataSource,
 		cluster.NewNodesDataSource,
-		qemu.NewVMDataSource,
-		qemu.NewVMsDataSource,
-		lxc.NewContainerDataSource,
-		lxc.NewContainersDataSource,
+		guest.LookupDataSource(guestops.VM),
+		guest.ListDataSource(guestops.VM),
+		guest.LookupDataSource(guestops.Container),
+		guest.ListDataSource(guestops.Container),
 		storage.NewStoragesDataSource,
 	}
 }

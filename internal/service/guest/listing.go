@@ -1,6 +1,8 @@
-// Package guest holds what the VM and container data sources share: one
-// read of the cluster listing, the rules for guests PVE has not described
-// yet (W11), the filters, the lookups and their schemas.
+// Package guest holds the VM and container data sources, one
+// implementation each for the lookup (pve_vm, pve_container) and the list
+// (pve_vms, pve_containers): one read of the cluster listing, the rules for
+// guests PVE has not described yet (W11), the filters, the lookups and
+// their schemas.
 package guest
 
 import (
@@ -25,6 +27,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -32,17 +35,15 @@ import (
 // all work from one GET /cluster/resources?type=vm, which covers every node
 // and both guest types in a single request; they never ask per guest. What
 // differs between VMs and containers is only the entry type, the attribute
-// holding the listed name and the words; Kind carries those.
+// holding the listed name and the words: the guestops.Kind carries the
+// type and the nouns the resources use too, kindWords the rest.
 
 const bytesPerMiB = 1 << 20
 
-// Kind is one type of guest as the cluster listing reports it, with the
-// words its data sources use for it.
-type Kind struct {
-	// Type is the type of the guest's /cluster/resources entries.
-	Type string
-	// Noun names one guest in sentences, Title in diagnostic summaries.
-	Noun, Title string
+// kindWords is a guestops.Kind with the words and attribute names only its
+// data sources use.
+type kindWords struct {
+	guestops.Kind
 	// FullNoun opens descriptions; Described ends "is not ..." sentences.
 	FullNoun, Described string
 	// NameAttribute holds the listed name: PVE lists a VM's name and a
@@ -59,11 +60,9 @@ type Kind struct {
 	cpusDescription   string
 }
 
-// QEMU is the kind of pve_vm and pve_vms.
-var QEMU = &Kind{
-	Type:             pveapi.GuestTypeQemu,
-	Noun:             "VM",
-	Title:            "VM",
+// vmWords are the words of pve_vm and pve_vms.
+var vmWords = &kindWords{
+	Kind:             guestops.VM,
 	FullNoun:         "QEMU VM",
 	Described:        "a QEMU VM",
 	NameAttribute:    "name",
@@ -79,11 +78,9 @@ var QEMU = &Kind{
 	cpusDescription: "Number of virtual CPUs (vcpus, or sockets times cores).",
 }
 
-// LXC is the kind of pve_container and pve_containers.
-var LXC = &Kind{
-	Type:             pveapi.GuestTypeLXC,
-	Noun:             "container",
-	Title:            "Container",
+// containerWords are the words of pve_container and pve_containers.
+var containerWords = &kindWords{
+	Kind:             guestops.Container,
 	FullNoun:         "LXC container",
 	Described:        "an LXC container",
 	NameAttribute:    "hostname",
@@ -101,39 +98,51 @@ var LXC = &Kind{
 	cpusDescription: "Number of CPUs the container may use: its `cores`, else its `cpulimit` rounded up, else the node's CPU count.",
 }
 
-// other is the kind a lookup of k can run into instead.
-func (k *Kind) other() *Kind {
-	if k.Type == QEMU.Type {
-		return LXC
+// wordsOf picks the data source words of a kind by its guest type:
+// guestops.VM or guestops.Container.
+func wordsOf(kind guestops.Kind) *kindWords {
+	switch kind.Type {
+	case vmWords.Type:
+		return vmWords
+	case containerWords.Type:
+		return containerWords
 	}
-	return QEMU
+	panic("guest: no data sources for guest type " + kind.Type)
 }
 
-func (k *Kind) plural() string { return k.Noun + "s" }
+// other is the kind a lookup of k can run into instead.
+func (k *kindWords) other() *kindWords {
+	if k.Type == vmWords.Type {
+		return containerWords
+	}
+	return vmWords
+}
+
+func (k *kindWords) plural() string { return k.Noun + "s" }
 
 // ListAttribute is the list data source's attribute holding the selected
 // guests ("vms", "containers").
-func (k *Kind) ListAttribute() string {
+func (k *kindWords) ListAttribute() string {
 	return strings.TrimPrefix(k.ListDataSource, "pve_")
 }
 
 // RegexAttribute is the list data source's name filter ("name_regex",
 // "hostname_regex").
-func (k *Kind) RegexAttribute() string { return k.NameAttribute + "_regex" }
+func (k *kindWords) RegexAttribute() string { return k.NameAttribute + "_regex" }
 
 // Summary is what the cluster listing tells about one guest, in Terraform
-// types, apart from its name: the name's attribute differs by kind, so each
-// data source embeds Summary next to its own name field.
+// types, apart from its name: the name's attribute differs by kind, so
+// summaryObject puts the name under the kind's attribute next to these.
 type Summary struct {
-	VMID     types.Int64  `tfsdk:"vmid"`
-	Node     types.String `tfsdk:"node"`
-	Status   types.String `tfsdk:"status"`
-	Tags     types.Set    `tfsdk:"tags"`
-	Template types.Bool   `tfsdk:"template"`
-	Pool     types.String `tfsdk:"pool"`
-	Lock     types.String `tfsdk:"lock"`
-	Memory   types.Int64  `tfsdk:"memory"`
-	CPUs     types.Int64  `tfsdk:"cpus"`
+	VMID     types.Int64
+	Node     types.String
+	Status   types.String
+	Tags     types.Set
+	Template types.Bool
+	Pool     types.String
+	Lock     types.String
+	Memory   types.Int64
+	CPUs     types.Int64
 }
 
 // detailsPending reports a guest entry the cluster's status daemon has not
@@ -185,6 +194,35 @@ func NameOf(entry pveapi.Resource) types.String {
 	return types.StringValue(entry.Name.String())
 }
 
+// summaryAttrTypes are the types of SummaryAttributes, the listed name's
+// attribute included.
+func (k *kindWords) summaryAttrTypes() map[string]attr.Type {
+	attrTypes := map[string]attr.Type{}
+	for name, a := range k.SummaryAttributes() {
+		attrTypes[name] = a.GetType()
+	}
+	return attrTypes
+}
+
+// summaryObject is one listed guest as an object of SummaryAttributes,
+// whose types attrTypes holds: the Summary of the entry and its name under
+// the kind's name attribute.
+func (k *kindWords) summaryObject(entry pveapi.Resource, attrTypes map[string]attr.Type) (types.Object, diag.Diagnostics) {
+	s := SummaryOf(entry)
+	return types.ObjectValue(attrTypes, map[string]attr.Value{
+		"vmid":          s.VMID,
+		k.NameAttribute: NameOf(entry),
+		"node":          s.Node,
+		"status":        s.Status,
+		"tags":          s.Tags,
+		"template":      s.Template,
+		"pool":          s.Pool,
+		"lock":          s.Lock,
+		"memory":        s.Memory,
+		"cpus":          s.CPUs,
+	})
+}
+
 func optionalString(s string) types.String {
 	if s == "" {
 		return types.StringNull()
@@ -234,7 +272,7 @@ func ListGuests(ctx context.Context, client *pveapi.Client, diags *diag.Diagnost
 }
 
 // entries keeps the guests of this kind, sorted by vmid.
-func (k *Kind) entries(listing []pveapi.Resource) []pveapi.Resource {
+func (k *kindWords) entries(listing []pveapi.Resource) []pveapi.Resource {
 	var out []pveapi.Resource
 	for _, entry := range listing {
 		if entry.Type == k.Type {
@@ -291,7 +329,7 @@ func (f Filter) matches(entry pveapi.Resource) bool {
 
 // Select applies the filter to the guests of this kind in a listing; the
 // result is sorted by vmid and never holds the other kind.
-func (k *Kind) Select(listing []pveapi.Resource, f Filter) []pveapi.Resource {
+func (k *kindWords) Select(listing []pveapi.Resource, f Filter) []pveapi.Resource {
 	var out []pveapi.Resource
 	for _, entry := range k.entries(listing) {
 		if f.matches(entry) {
@@ -312,7 +350,7 @@ type FilterConfig struct {
 // NewFilter builds the filter. The validators have already refused bad
 // tags and patterns at plan time; the checks here only guard against a
 // value that was unknown then.
-func (k *Kind) NewFilter(ctx context.Context, cfg FilterConfig) (Filter, diag.Diagnostics) {
+func (k *kindWords) NewFilter(ctx context.Context, cfg FilterConfig) (Filter, diag.Diagnostics) {
 	var (
 		filter Filter
 		diags  diag.Diagnostics
@@ -359,14 +397,14 @@ func (e *LookupError) Error() string { return e.Summary + ": " + e.Detail }
 
 // notVisibleHint ends every "not found": the listing only shows guests the
 // caller may audit, so a missing guest may be a missing privilege.
-func (k *Kind) notVisibleHint() string {
+func (k *kindWords) notVisibleHint() string {
 	return fmt.Sprintf("The listing only shows guests the user or API token may audit (VM.Audit on /vms/VMID); check the privileges if the %s does exist.", k.Noun)
 }
 
 // FindByID finds the guest of this kind with that vmid. A guest of the
 // other kind with the id, or one whose details are still pending (W11), is
 // an error that says so rather than "not found".
-func (k *Kind) FindByID(listing []pveapi.Resource, vmid int64) (pveapi.Resource, *LookupError) {
+func (k *kindWords) FindByID(listing []pveapi.Resource, vmid int64) (pveapi.Resource, *LookupError) {
 	for _, entry := range listing {
 		if int64(entry.VMID) != vmid || !entry.IsGuest() {
 			continue
@@ -407,7 +445,7 @@ func (k *Kind) FindByID(listing []pveapi.Resource, vmid int64) (pveapi.Resource,
 // (a container's hostname). Guests whose details are pending (W11) have no
 // name yet and cannot match; when nothing matches they are named in the
 // error, since the guest sought may be one of them.
-func (k *Kind) FindByName(listing []pveapi.Resource, name string) (pveapi.Resource, *LookupError) {
+func (k *kindWords) FindByName(listing []pveapi.Resource, name string) (pveapi.Resource, *LookupError) {
 	var matches, pending []pveapi.Resource
 	for _, entry := range k.entries(listing) {
 		switch {
@@ -439,7 +477,7 @@ func (k *Kind) FindByName(listing []pveapi.Resource, name string) (pveapi.Resour
 // Lookup reads the listing once and finds the guest by vmid or, when vmid
 // is null, by name. A failure is added to diags, on the attribute looked
 // up by.
-func (k *Kind) Lookup(ctx context.Context, client *pveapi.Client, vmid types.Int64, name types.String, diags *diag.Diagnostics) (pveapi.Resource, bool) {
+func (k *kindWords) Lookup(ctx context.Context, client *pveapi.Client, vmid types.Int64, name types.String, diags *diag.Diagnostics) (pveapi.Resource, bool) {
 	listing, ok := ListGuests(ctx, client, diags)
 	if !ok {
 		return pveapi.Resource{}, false
@@ -537,7 +575,7 @@ func (v RegexValidator) ValidateString(_ context.Context, req validator.StringRe
 
 // SummaryAttributes are the computed attributes every listed guest
 // carries, its name attribute included.
-func (k *Kind) SummaryAttributes() map[string]schema.Attribute {
+func (k *kindWords) SummaryAttributes() map[string]schema.Attribute {
 	pending := fmt.Sprintf("while the %s is being created or cloned, or its node is offline", k.Noun)
 	return map[string]schema.Attribute{
 		"vmid": schema.Int64Attribute{
@@ -587,7 +625,7 @@ func (k *Kind) SummaryAttributes() map[string]schema.Attribute {
 
 // LookupSchema is the schema of the kind's lookup data source: the summary
 // attributes, with vmid and the name attribute as lookup arguments.
-func (k *Kind) LookupSchema() schema.Schema {
+func (k *kindWords) LookupSchema() schema.Schema {
 	attrs := k.SummaryAttributes()
 	attrs["id"] = schema.StringAttribute{
 		Computed:            true,
@@ -615,14 +653,14 @@ func (k *Kind) LookupSchema() schema.Schema {
 }
 
 // LookupConfigValidators require exactly one of the lookup arguments.
-func (k *Kind) LookupConfigValidators() []datasource.ConfigValidator {
+func (k *kindWords) LookupConfigValidators() []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
 		datasourcevalidator.ExactlyOneOf(path.MatchRoot("vmid"), path.MatchRoot(k.NameAttribute)),
 	}
 }
 
 // ListSchema is the schema of the kind's list data source.
-func (k *Kind) ListSchema() schema.Schema {
+func (k *kindWords) ListSchema() schema.Schema {
 	others := k.other().plural()
 	return schema.Schema{
 		MarkdownDescription: fmt.Sprintf("The %ss of the cluster, optionally filtered, sorted by vmid. ", k.FullNoun) +

@@ -213,34 +213,34 @@ func TestSelect(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		kind   *Kind
+		kind   *kindWords
 		filter Filter
 		want   []int
 	}{
 		// The other kind never appears; a guest whose details are pending
 		// does (W11) when no filter needs its details.
-		{"all VMs", QEMU, Filter{}, []int{101, 105, 130, 140, 141, 9000}},
-		{"all containers", LXC, Filter{}, []int{102, 200, 201, 202, 230, 8000}},
-		{"node", QEMU, Filter{Node: "pve1"}, []int{101, 141, 9000}},
-		{"node with pending VM", QEMU, Filter{Node: "pve3"}, []int{130, 140}},
-		{"node with pending container", LXC, Filter{Node: "pve3"}, []int{202, 230}},
-		{"unknown node", LXC, Filter{Node: "pve9"}, []int{}},
-		{"one tag", QEMU, Filter{Tags: []string{"web"}}, []int{101, 105}},
-		{"one tag, containers", LXC, Filter{Tags: []string{"web"}}, []int{102}},
-		{"all tags", QEMU, Filter{Tags: []string{"prod", "web"}}, []int{101, 105}},
-		{"all tags, containers", LXC, Filter{Tags: []string{"infra", "prod"}}, []int{201}},
-		{"tag nobody has all of", QEMU, Filter{Tags: []string{"web", "template"}}, []int{}},
-		{"regex", QEMU, Filter{NameRegex: regexp.MustCompile(`^web-`)}, []int{101, 105}},
-		{"regex unanchored", QEMU, Filter{NameRegex: regexp.MustCompile(`b`)}, []int{101, 105, 140, 141, 9000}},
-		{"hostname regex", LXC, Filter{NameRegex: regexp.MustCompile(`^dns$`)}, []int{201, 202}},
-		{"fallback hostname matches", LXC, Filter{NameRegex: regexp.MustCompile(`^CT\d+$`)}, []int{200}},
-		{"templates", QEMU, Filter{Template: &yes}, []int{9000}},
-		{"container templates", LXC, Filter{Template: &yes}, []int{8000}},
-		{"not templates", QEMU, Filter{Template: &no}, []int{101, 105, 140, 141}},
-		{"containers not templates", LXC, Filter{Template: &no}, []int{102, 200, 201, 202}},
-		{"combined", QEMU, Filter{Node: "pve1", Template: &no, Tags: []string{"prod"}}, []int{101}},
-		{"regex matching the empty name", QEMU, Filter{NameRegex: regexp.MustCompile(`.*`), Node: "pve3"}, []int{140}},
-		{"container regex matching the empty name", LXC, Filter{NameRegex: regexp.MustCompile(`.*`), Node: "pve3"}, []int{202}},
+		{"all VMs", vmWords, Filter{}, []int{101, 105, 130, 140, 141, 9000}},
+		{"all containers", containerWords, Filter{}, []int{102, 200, 201, 202, 230, 8000}},
+		{"node", vmWords, Filter{Node: "pve1"}, []int{101, 141, 9000}},
+		{"node with pending VM", vmWords, Filter{Node: "pve3"}, []int{130, 140}},
+		{"node with pending container", containerWords, Filter{Node: "pve3"}, []int{202, 230}},
+		{"unknown node", containerWords, Filter{Node: "pve9"}, []int{}},
+		{"one tag", vmWords, Filter{Tags: []string{"web"}}, []int{101, 105}},
+		{"one tag, containers", containerWords, Filter{Tags: []string{"web"}}, []int{102}},
+		{"all tags", vmWords, Filter{Tags: []string{"prod", "web"}}, []int{101, 105}},
+		{"all tags, containers", containerWords, Filter{Tags: []string{"infra", "prod"}}, []int{201}},
+		{"tag nobody has all of", vmWords, Filter{Tags: []string{"web", "template"}}, []int{}},
+		{"regex", vmWords, Filter{NameRegex: regexp.MustCompile(`^web-`)}, []int{101, 105}},
+		{"regex unanchored", vmWords, Filter{NameRegex: regexp.MustCompile(`b`)}, []int{101, 105, 140, 141, 9000}},
+		{"hostname regex", containerWords, Filter{NameRegex: regexp.MustCompile(`^dns$`)}, []int{201, 202}},
+		{"fallback hostname matches", containerWords, Filter{NameRegex: regexp.MustCompile(`^CT\d+$`)}, []int{200}},
+		{"templates", vmWords, Filter{Template: &yes}, []int{9000}},
+		{"container templates", containerWords, Filter{Template: &yes}, []int{8000}},
+		{"not templates", vmWords, Filter{Template: &no}, []int{101, 105, 140, 141}},
+		{"containers not templates", containerWords, Filter{Template: &no}, []int{102, 200, 201, 202}},
+		{"combined", vmWords, Filter{Node: "pve1", Template: &no, Tags: []string{"prod"}}, []int{101}},
+		{"regex matching the empty name", vmWords, Filter{NameRegex: regexp.MustCompile(`.*`), Node: "pve3"}, []int{140}},
+		{"container regex matching the empty name", containerWords, Filter{NameRegex: regexp.MustCompile(`.*`), Node: "pve3"}, []int{202}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -256,7 +256,7 @@ func TestNewFilter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 
-	none, diags := LXC.NewFilter(ctx, FilterConfig{
+	none, diags := containerWords.NewFilter(ctx, FilterConfig{
 		Node: types.StringNull(), Tags: types.SetNull(types.StringType),
 		NameRegex: types.StringNull(), Template: types.BoolNull(),
 	})
@@ -264,7 +264,7 @@ func TestNewFilter(t *testing.T) {
 		t.Errorf("filter of an empty configuration = %+v, %v", none, diags)
 	}
 
-	f, diags := LXC.NewFilter(ctx, FilterConfig{
+	f, diags := containerWords.NewFilter(ctx, FilterConfig{
 		Node:      types.StringValue("pve1"),
 		Tags:      types.SetValueMust(types.StringType, []attr.Value{types.StringValue("Web"), types.StringValue("prod")}),
 		NameRegex: types.StringValue("^dns"),
@@ -281,12 +281,12 @@ func TestNewFilter(t *testing.T) {
 
 	// A pattern unknown at plan time is checked at read time, on the
 	// kind's own attribute.
-	_, diags = LXC.NewFilter(ctx, FilterConfig{NameRegex: types.StringValue("(")})
+	_, diags = containerWords.NewFilter(ctx, FilterConfig{NameRegex: types.StringValue("(")})
 	if !hasAttributeError(diags, path.Root("hostname_regex"), "Invalid Regular Expression") {
 		t.Errorf("diagnostics = %v", diags)
 	}
 	// W19.
-	_, diags = QEMU.NewFilter(ctx, FilterConfig{
+	_, diags = vmWords.NewFilter(ctx, FilterConfig{
 		Tags: types.SetValueMust(types.StringType, []attr.Value{types.StringValue("no spaces")}),
 	})
 	if !diags.HasError() || diags[0].Summary() != "Invalid Tag" {
@@ -308,35 +308,35 @@ func TestFindByID(t *testing.T) {
 	listing := testListing(t)
 
 	for _, tt := range []struct {
-		kind *Kind
+		kind *kindWords
 		vmid int64
 		name string
-	}{{QEMU, 105, "web-2"}, {LXC, 102, "web-1"}, {LXC, 200, "CT200"}} {
+	}{{vmWords, 105, "web-2"}, {containerWords, 102, "web-1"}, {containerWords, 200, "CT200"}} {
 		if got, err := tt.kind.FindByID(listing, tt.vmid); err != nil || got.Name.String() != tt.name {
 			t.Errorf("%s FindByID(%d) = %+v, %v", tt.kind.Type, tt.vmid, got, err)
 		}
 	}
 	// A locked guest with details is found; the lock is only reported.
-	if got, err := QEMU.FindByID(listing, 140); err != nil || got.Lock != "backup" {
+	if got, err := vmWords.FindByID(listing, 140); err != nil || got.Lock != "backup" {
 		t.Errorf("FindByID(140) = %+v, %v", got, err)
 	}
-	if got, err := LXC.FindByID(listing, 202); err != nil || got.Lock != "backup" {
+	if got, err := containerWords.FindByID(listing, 202); err != nil || got.Lock != "backup" {
 		t.Errorf("FindByID(202) = %+v, %v", got, err)
 	}
 
 	tests := []struct {
-		kind    *Kind
+		kind    *kindWords
 		vmid    int64
 		summary string
 		detail  []string
 	}{
-		{QEMU, 102, "Guest Is Not A VM", []string{"VMID 102 on node pve1 is a container (lxc), not a QEMU VM", "pve_container"}},
-		{LXC, 101, "Guest Is Not A Container", []string{"VMID 101 on node pve1 is a VM (qemu), not an LXC container", "pve_vm data source for VMs"}},
+		{vmWords, 102, "Guest Is Not A VM", []string{"VMID 102 on node pve1 is a container (lxc), not a QEMU VM", "pve_container"}},
+		{containerWords, 101, "Guest Is Not A Container", []string{"VMID 101 on node pve1 is a VM (qemu), not an LXC container", "pve_vm data source for VMs"}},
 		// W11: present but without details: never "not found".
-		{QEMU, 130, "VM Is Being Created", []string{"VM 130 on node pve3 is being created or cloned (lock: clone)"}},
-		{LXC, 230, "Container Is Being Created", []string{"Container 230 on node pve3 is being created or cloned (lock: create)"}},
-		{QEMU, 999, "VM Not Found", []string{"No VM with VMID 999", "VM.Audit", "if the VM does exist"}},
-		{LXC, 999, "Container Not Found", []string{"No container with VMID 999", "VM.Audit", "if the container does exist"}},
+		{vmWords, 130, "VM Is Being Created", []string{"VM 130 on node pve3 is being created or cloned (lock: clone)"}},
+		{containerWords, 230, "Container Is Being Created", []string{"Container 230 on node pve3 is being created or cloned (lock: create)"}},
+		{vmWords, 999, "VM Not Found", []string{"No VM with VMID 999", "VM.Audit", "if the VM does exist"}},
+		{containerWords, 999, "Container Not Found", []string{"No container with VMID 999", "VM.Audit", "if the container does exist"}},
 	}
 	for _, tt := range tests {
 		_, err := tt.kind.FindByID(listing, tt.vmid)
@@ -360,25 +360,25 @@ func TestFindByName(t *testing.T) {
 	listing := testListing(t)
 
 	// A guest of the other kind with the same name makes no ambiguity.
-	if got, err := QEMU.FindByName(listing, "web-1"); err != nil || got.VMID != 101 {
+	if got, err := vmWords.FindByName(listing, "web-1"); err != nil || got.VMID != 101 {
 		t.Errorf("QEMU FindByName(web-1) = %+v, %v", got, err)
 	}
-	if got, err := LXC.FindByName(listing, "web-1"); err != nil || got.VMID != 102 {
+	if got, err := containerWords.FindByName(listing, "web-1"); err != nil || got.VMID != 102 {
 		t.Errorf("LXC FindByName(web-1) = %+v, %v", got, err)
 	}
 	// PVE lists a container without a hostname as CT<vmid>.
-	if got, err := LXC.FindByName(listing, "CT200"); err != nil || got.VMID != 200 {
+	if got, err := containerWords.FindByName(listing, "CT200"); err != nil || got.VMID != 200 {
 		t.Errorf("LXC FindByName(CT200) = %+v, %v", got, err)
 	}
 
 	ambiguous := []struct {
-		kind    *Kind
+		kind    *kindWords
 		name    string
 		summary string
 		detail  []string
 	}{
-		{QEMU, "db", "VM Name Is Ambiguous", []string{`2 VMs are named "db": 140 on pve3, 141 on pve1`, "names to be unique", "the pve_vms data source"}},
-		{LXC, "dns", "Container Hostname Is Ambiguous", []string{`2 containers are named "dns": 201 on pve1, 202 on pve3`, "hostnames to be unique", "the pve_containers data source"}},
+		{vmWords, "db", "VM Name Is Ambiguous", []string{`2 VMs are named "db": 140 on pve3, 141 on pve1`, "names to be unique", "the pve_vms data source"}},
+		{containerWords, "dns", "Container Hostname Is Ambiguous", []string{`2 containers are named "dns": 201 on pve1, 202 on pve3`, "hostnames to be unique", "the pve_containers data source"}},
 	}
 	for _, tt := range ambiguous {
 		_, err := tt.kind.FindByName(listing, tt.name)
@@ -395,12 +395,12 @@ func TestFindByName(t *testing.T) {
 
 	// Names match exactly, not by prefix or case.
 	for _, name := range []string{"web", "WEB-1"} {
-		if _, err := QEMU.FindByName(listing, name); err == nil || err.Summary != "VM Not Found" {
+		if _, err := vmWords.FindByName(listing, name); err == nil || err.Summary != "VM Not Found" {
 			t.Errorf("QEMU FindByName(%q) error = %v", name, err)
 		}
 	}
 	for _, name := range []string{"dn", "DNS", "ct200"} {
-		if _, err := LXC.FindByName(listing, name); err == nil || err.Summary != "Container Not Found" {
+		if _, err := containerWords.FindByName(listing, name); err == nil || err.Summary != "Container Not Found" {
 			t.Errorf("LXC FindByName(%q) error = %v", name, err)
 		}
 	}
@@ -412,7 +412,7 @@ func TestFindByNamePendingW11(t *testing.T) {
 	t.Parallel()
 	listing := testListing(t)
 
-	_, err := QEMU.FindByName(listing, "web-3")
+	_, err := vmWords.FindByName(listing, "web-3")
 	if err == nil || err.Summary != "VM Not Found" {
 		t.Fatalf("error = %v", err)
 	}
@@ -421,7 +421,7 @@ func TestFindByNamePendingW11(t *testing.T) {
 		t.Errorf("detail %q does not name the VM in progress", err.Detail)
 	}
 
-	_, err = LXC.FindByName(listing, "mail")
+	_, err = containerWords.FindByName(listing, "mail")
 	if err == nil || err.Summary != "Container Not Found" {
 		t.Fatalf("error = %v", err)
 	}
@@ -431,7 +431,7 @@ func TestFindByNamePendingW11(t *testing.T) {
 	}
 
 	quiet := []pveapi.Resource{{Type: "qemu", VMID: 100, Node: "pve1", Name: "a", Status: "stopped"}}
-	_, err = QEMU.FindByName(quiet, "web-3")
+	_, err = vmWords.FindByName(quiet, "web-3")
 	if err == nil || strings.Contains(err.Detail, "being created") {
 		t.Errorf("error without a VM in progress = %v", err)
 	}
@@ -485,11 +485,11 @@ func TestSchemas(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	tests := []struct {
-		kind                       *Kind
+		kind                       *kindWords
 		name, regex, list, foreign string
 	}{
-		{QEMU, "name", "name_regex", "vms", "hostname"},
-		{LXC, "hostname", "hostname_regex", "containers", "name"},
+		{vmWords, "name", "name_regex", "vms", "hostname"},
+		{containerWords, "hostname", "hostname_regex", "containers", "name"},
 	}
 	for _, tt := range tests {
 		lookup := tt.kind.LookupSchema()
@@ -534,7 +534,7 @@ func TestContainerSchemaWording(t *testing.T) {
 			t.Errorf("%s: %q speaks of VMs", where, text)
 		}
 	}
-	lookup, list := LXC.LookupSchema(), LXC.ListSchema()
+	lookup, list := containerWords.LookupSchema(), containerWords.ListSchema()
 	check("pve_container", lookup.MarkdownDescription)
 	check("pve_containers", list.MarkdownDescription)
 	for name, a := range lookup.Attributes {
@@ -559,7 +559,7 @@ func TestFindByIDOfflineNode(t *testing.T) {
 	if err := json.Unmarshal([]byte(offline), &listing); err != nil {
 		t.Fatal(err)
 	}
-	_, err := QEMU.FindByID(listing, 150)
+	_, err := vmWords.FindByID(listing, 150)
 	if err == nil {
 		t.Fatal("FindByID(150) succeeded for a guest without details")
 	}
