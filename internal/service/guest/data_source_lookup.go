@@ -49,7 +49,7 @@ func (d *dataSource) Configure(_ context.Context, req datasource.ConfigureReques
 }
 
 func (d *lookupDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_" + strings.TrimPrefix(d.kind.LookupDataSource, "pve_")
+	resp.TypeName = req.ProviderTypeName + "_" + strings.TrimPrefix(d.kind.Resource, "pve_")
 }
 
 func (d *lookupDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
@@ -68,7 +68,7 @@ func (d *lookupDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		name types.String
 	)
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("vmid"), &vmid)...)
-	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(d.kind.NameAttribute), &name)...)
+	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root(d.kind.NameKey), &name)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}

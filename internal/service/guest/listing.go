@@ -46,12 +46,11 @@ type kindWords struct {
 	guestops.Kind
 	// FullNoun opens descriptions; Described ends "is not ..." sentences.
 	FullNoun, Described string
-	// NameAttribute holds the listed name: PVE lists a VM's name and a
-	// container's hostname in the same field.
-	NameAttribute string
-	// LookupDataSource also names the kind's resource; ListDataSource lists
-	// the kind, under an attribute named after it without the prefix.
-	LookupDataSource, ListDataSource string
+	// ListDataSource lists the kind, under an attribute named after it
+	// without the prefix; the lookup data source is named after the
+	// kind's resource. PVE lists a VM's name and a container's hostname in
+	// the same field, which the kind's NameKey names.
+	ListDataSource string
 
 	nameDescription   string
 	lookupNote        string
@@ -62,13 +61,11 @@ type kindWords struct {
 
 // vmWords are the words of pve_vm and pve_vms.
 var vmWords = &kindWords{
-	Kind:             guestops.VM,
-	FullNoun:         "QEMU VM",
-	Described:        "a QEMU VM",
-	NameAttribute:    "name",
-	LookupDataSource: "pve_vm",
-	ListDataSource:   "pve_vms",
-	nameDescription:  "The VM's name.",
+	Kind:            guestops.VM,
+	FullNoun:        "QEMU VM",
+	Described:       "a QEMU VM",
+	ListDataSource:  "pve_vms",
+	nameDescription: "The VM's name.",
 	// W18: the listing carries status, never qmpstatus, so it cannot tell
 	// paused from running.
 	statusDescription: "`running` or `stopped` as the cluster listing reports it, or `unknown` while the VM is being created or cloned or its node is offline. " +
@@ -80,12 +77,10 @@ var vmWords = &kindWords{
 
 // containerWords are the words of pve_container and pve_containers.
 var containerWords = &kindWords{
-	Kind:             guestops.Container,
-	FullNoun:         "LXC container",
-	Described:        "an LXC container",
-	NameAttribute:    "hostname",
-	LookupDataSource: "pve_container",
-	ListDataSource:   "pve_containers",
+	Kind:           guestops.Container,
+	FullNoun:       "LXC container",
+	Described:      "an LXC container",
+	ListDataSource: "pve_containers",
 	// PVE lists a container without a hostname as CT<vmid>, the name it
 	// also gives the container's UTS namespace.
 	nameDescription: "The container's hostname as PVE lists it: `CT<vmid>` for a container configured without one.",
@@ -128,7 +123,7 @@ func (k *kindWords) ListAttribute() string {
 
 // RegexAttribute is the list data source's name filter ("name_regex",
 // "hostname_regex").
-func (k *kindWords) RegexAttribute() string { return k.NameAttribute + "_regex" }
+func (k *kindWords) RegexAttribute() string { return k.NameKey + "_regex" }
 
 // Summary is what the cluster listing tells about one guest, in Terraform
 // types, apart from its name: the name's attribute differs by kind, so
@@ -210,16 +205,16 @@ func (k *kindWords) summaryAttrTypes() map[string]attr.Type {
 func (k *kindWords) summaryObject(entry pveapi.Resource, attrTypes map[string]attr.Type) (types.Object, diag.Diagnostics) {
 	s := SummaryOf(entry)
 	return types.ObjectValue(attrTypes, map[string]attr.Value{
-		"vmid":          s.VMID,
-		k.NameAttribute: NameOf(entry),
-		"node":          s.Node,
-		"status":        s.Status,
-		"tags":          s.Tags,
-		"template":      s.Template,
-		"pool":          s.Pool,
-		"lock":          s.Lock,
-		"memory":        s.Memory,
-		"cpus":          s.CPUs,
+		"vmid":     s.VMID,
+		k.NameKey:  NameOf(entry),
+		"node":     s.Node,
+		"status":   s.Status,
+		"tags":     s.Tags,
+		"template": s.Template,
+		"pool":     s.Pool,
+		"lock":     s.Lock,
+		"memory":   s.Memory,
+		"cpus":     s.CPUs,
 	})
 }
 
@@ -414,7 +409,7 @@ func (k *kindWords) FindByID(listing []pveapi.Resource, vmid int64) (pveapi.Reso
 			return pveapi.Resource{}, &LookupError{
 				Summary: "Guest Is Not A " + k.Title,
 				Detail: fmt.Sprintf("VMID %d on node %s is a %s (%s), not %s. Use the %s data source for %s.",
-					vmid, entry.Node, other.Noun, entry.Type, k.Described, other.LookupDataSource, other.plural()),
+					vmid, entry.Node, other.Noun, entry.Type, k.Described, other.Resource, other.plural()),
 			}
 		}
 		if detailsPending(entry) && entry.Lock == "" {
@@ -462,14 +457,14 @@ func (k *kindWords) FindByName(listing []pveapi.Resource, name string) (pveapi.R
 		detail := fmt.Sprintf("No %s named %q exists in the cluster.", k.Noun, name)
 		if len(pending) > 0 {
 			detail += fmt.Sprintf(" These %s are being created or cloned and have no %s yet, so the %s may be one of them: %s. Run the command again once they are done.",
-				k.plural(), k.NameAttribute, k.Noun, describeEntries(pending))
+				k.plural(), k.NameKey, k.Noun, describeEntries(pending))
 		}
 		return pveapi.Resource{}, &LookupError{Summary: k.Title + " Not Found", Detail: detail + " " + k.notVisibleHint()}
 	default:
 		return pveapi.Resource{}, &LookupError{
-			Summary: fmt.Sprintf("%s %s Is Ambiguous", k.Title, titleCase(k.NameAttribute)),
+			Summary: fmt.Sprintf("%s %s Is Ambiguous", k.Title, titleCase(k.NameKey)),
 			Detail: fmt.Sprintf("%d %s are named %q: %s. PVE does not require %ss to be unique; look the %s up by vmid instead, or list them all with the %s data source.",
-				len(matches), k.plural(), name, describeEntries(matches), k.NameAttribute, k.Noun, k.ListDataSource),
+				len(matches), k.plural(), name, describeEntries(matches), k.NameKey, k.Noun, k.ListDataSource),
 		}
 	}
 }
@@ -491,7 +486,7 @@ func (k *kindWords) Lookup(ctx context.Context, client *pveapi.Client, vmid type
 		attrPath = path.Root("vmid")
 		entry, lookupErr = k.FindByID(listing, vmid.ValueInt64())
 	} else {
-		attrPath = path.Root(k.NameAttribute)
+		attrPath = path.Root(k.NameKey)
 		entry, lookupErr = k.FindByName(listing, name.ValueString())
 	}
 	if lookupErr != nil {
@@ -582,7 +577,7 @@ func (k *kindWords) SummaryAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			MarkdownDescription: fmt.Sprintf("The %s's id.", k.Noun),
 		},
-		k.NameAttribute: schema.StringAttribute{
+		k.NameKey: schema.StringAttribute{
 			Computed:            true,
 			MarkdownDescription: k.nameDescription + " Null " + pending + ": PVE reports no details until then.",
 		},
@@ -598,7 +593,7 @@ func (k *kindWords) SummaryAttributes() map[string]schema.Attribute {
 			Computed:    true,
 			ElementType: types.StringType,
 			MarkdownDescription: fmt.Sprintf("The %s's tags in PVE's normalised form (lowercase), comparable with the `tags` of a `%s` resource. Empty when the %s has none; null %s.",
-				k.Noun, k.LookupDataSource, k.Noun, pending),
+				k.Noun, k.Resource, k.Noun, pending),
 		},
 		"template": schema.BoolAttribute{
 			Computed:            true,
@@ -634,18 +629,18 @@ func (k *kindWords) LookupSchema() schema.Schema {
 	attrs["vmid"] = schema.Int64Attribute{
 		Optional:            true,
 		Computed:            true,
-		MarkdownDescription: fmt.Sprintf("The VMID to look up. Exactly one of `vmid` and `%s` must be set.", k.NameAttribute),
+		MarkdownDescription: fmt.Sprintf("The VMID to look up. Exactly one of `vmid` and `%s` must be set.", k.NameKey),
 		Validators:          []validator.Int64{int64validator.Between(wire.MinVMID, wire.MaxVMID)},
 	}
-	attrs[k.NameAttribute] = schema.StringAttribute{
+	attrs[k.NameKey] = schema.StringAttribute{
 		Optional: true,
 		Computed: true,
 		MarkdownDescription: fmt.Sprintf("The exact %s to look up. Exactly one of `vmid` and `%s` must be set. PVE does not require %ss to be unique: when several %s share the %s the lookup fails and lists them.",
-			k.NameAttribute, k.NameAttribute, k.NameAttribute, k.plural(), k.NameAttribute) + k.lookupNote,
+			k.NameKey, k.NameKey, k.NameKey, k.plural(), k.NameKey) + k.lookupNote,
 		Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 	}
 	return schema.Schema{
-		MarkdownDescription: fmt.Sprintf("One %s anywhere in the cluster, looked up by `vmid` or by `%s`. ", k.FullNoun, k.NameAttribute) +
+		MarkdownDescription: fmt.Sprintf("One %s anywhere in the cluster, looked up by `vmid` or by `%s`. ", k.FullNoun, k.NameKey) +
 			"Reads the cluster listing once (`GET /cluster/resources`), whatever the cluster's size. " +
 			fmt.Sprintf("A %s that is still being created or cloned has no details yet: looking it up by vmid fails with an error saying so.", k.Noun),
 		Attributes: attrs,
@@ -655,7 +650,7 @@ func (k *kindWords) LookupSchema() schema.Schema {
 // LookupConfigValidators require exactly one of the lookup arguments.
 func (k *kindWords) LookupConfigValidators() []datasource.ConfigValidator {
 	return []datasource.ConfigValidator{
-		datasourcevalidator.ExactlyOneOf(path.MatchRoot("vmid"), path.MatchRoot(k.NameAttribute)),
+		datasourcevalidator.ExactlyOneOf(path.MatchRoot("vmid"), path.MatchRoot(k.NameKey)),
 	}
 }
 
@@ -665,7 +660,7 @@ func (k *kindWords) ListSchema() schema.Schema {
 	return schema.Schema{
 		MarkdownDescription: fmt.Sprintf("The %ss of the cluster, optionally filtered, sorted by vmid. ", k.FullNoun) +
 			fmt.Sprintf("Reads the cluster listing once (`GET /cluster/resources`), whatever the cluster's size; %s are never included.\n\n", others) +
-			fmt.Sprintf("A %s that is being created or cloned, or whose node is offline, has no details yet (null `%s`, `tags`, `template`, `memory` and `cpus`, `status` `unknown`, ", k.Noun, k.NameAttribute) +
+			fmt.Sprintf("A %s that is being created or cloned, or whose node is offline, has no details yet (null `%s`, `tags`, `template`, `memory` and `cpus`, `status` `unknown`, ", k.Noun, k.NameKey) +
 			fmt.Sprintf("`lock` set). It is listed when only `node` filters the result, and left out when `tags`, `%s` or `template` is set, ", k.RegexAttribute()) +
 			"since those filters cannot be evaluated for it yet.",
 		Attributes: map[string]schema.Attribute{
@@ -687,7 +682,7 @@ func (k *kindWords) ListSchema() schema.Schema {
 			},
 			k.RegexAttribute(): schema.StringAttribute{
 				Optional: true,
-				MarkdownDescription: fmt.Sprintf("Only %s whose %s matches this RE2 regular expression. The match is unanchored: ", k.plural(), k.NameAttribute) +
+				MarkdownDescription: fmt.Sprintf("Only %s whose %s matches this RE2 regular expression. The match is unanchored: ", k.plural(), k.NameKey) +
 					"use `^web-` for a prefix, `^web-1$` for an exact name.",
 				Validators: []validator.String{RegexValidator{}},
 			},
