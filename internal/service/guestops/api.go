@@ -65,17 +65,6 @@ func (a API) UpdateConfig(ctx context.Context, node string, vmid int, params url
 	return a.Client.UpdateGuestConfig(ctx, node, a.Kind.Type, vmid, params)
 }
 
-// Resize grows a disk or mount point to size, a task (W22).
-func (a API) Resize(ctx context.Context, node string, vmid int, slot, size string) (string, error) {
-	return a.Client.ResizeGuestDisk(ctx, node, a.Kind.Type, vmid, slot, size)
-}
-
-// MoveVolume moves a disk or mount point to storage with its data and
-// removes the source volume, a task (W23).
-func (a API) MoveVolume(ctx context.Context, node string, vmid int, slot, storage string) (string, error) {
-	return a.Client.MoveGuestVolume(ctx, node, a.Kind.Type, vmid, slot, storage, true)
-}
-
 func (a API) create(ctx context.Context, node string, vmid int, form url.Values) (string, error) {
 	return a.Client.CreateGuest(ctx, node, a.Kind.Type, vmid, form)
 }

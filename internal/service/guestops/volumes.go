@@ -196,11 +196,12 @@ func DriveSizeBytes(drive wire.Drive) (int64, bool) {
 	return bytes, err == nil
 }
 
-// RunFollowUps runs the resize tasks, then the move tasks. pathOf points a
+// RunFollowUps runs the resize tasks (W22), then the move tasks, which
+// remove the source volume once its data is copied (W23). pathOf points a
 // failure at the volume's attribute.
 func (a API) RunFollowUps(ctx context.Context, node string, vmid int, resizes []Resize, moves []Move, pathOf func(slot, attr string) path.Path, diags *diag.Diagnostics) bool {
 	for _, resize := range resizes {
-		upid, err := a.Resize(ctx, node, vmid, resize.Slot, resize.Size)
+		upid, err := a.Client.ResizeGuestDisk(ctx, node, a.Kind.Type, vmid, resize.Slot, resize.Size)
 		if err != nil {
 			fwutil.AddAttributeAPIError(diags, pathOf(resize.Slot, "size"), "Unable To Resize Disk", err)
 			return false
@@ -211,7 +212,7 @@ func (a API) RunFollowUps(ctx context.Context, node string, vmid int, resizes []
 		}
 	}
 	for _, move := range moves {
-		upid, err := a.MoveVolume(ctx, node, vmid, move.Slot, move.Storage)
+		upid, err := a.Client.MoveGuestVolume(ctx, node, a.Kind.Type, vmid, move.Slot, move.Storage, true)
 		if err != nil {
 			fwutil.AddAttributeAPIError(diags, pathOf(move.Slot, "storage"), "Unable To Move Disk", err)
 			return false

@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -25,7 +26,14 @@ func NewContainerResource() resource.Resource {
 
 // containerResource runs the shared guest flows (guestops.Driver) with what
 // is particular to containers: the model, create-only keys, root-only
-// rules, volumes that move only while the container is stopped.
+// rules, volumes that move only while the container is stopped. Its steps
+// are grouped by flow: this file reads (FromAPI);
+// resource_container_create.go creates, resource_container_update.go
+// updates (the config request, volume growth and moves, then the purge of
+// detached volumes), resource_container_clone.go and
+// resource_container_restore.go make the container from a source,
+// resource_container_plan*.go check the plan and move_state*.go take state
+// over from other providers. model*.go map the model to PVE's config.
 type containerResource struct {
 	api guestops.API
 }
@@ -71,4 +79,37 @@ func (r *containerResource) ImportState(ctx context.Context, req resource.Import
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("reboot_after_update"), false)...)
+}
+
+// The container's own steps of the shared guest flows, with the optional
+// one it has: it purges detached volumes once power is settled.
+var (
+	_ guestops.Hooks[containerModel]          = (*containerResource)(nil)
+	_ guestops.UpdateFinisher[containerModel] = (*containerResource)(nil)
+)
+
+// driver runs pve_container's create, read, update and delete.
+func (r *containerResource) driver() guestops.Driver[containerModel] {
+	return guestops.Driver[containerModel]{API: r.api, Hooks: r}
+}
+
+func (r *containerResource) Attributes(m *containerModel) guestops.Attributes {
+	return guestops.Attributes{
+		Node:              &m.Node,
+		Pool:              &m.Pool,
+		VMID:              m.VMID,
+		Name:              m.Hostname,
+		Protection:        m.Protection,
+		Started:           m.Started,
+		PurgeRemovedDisks: m.PurgeRemovedDisks,
+		RebootAfterUpdate: m.RebootAfterUpdate,
+		Timeouts:          m.Timeouts,
+		Clone:             m.Clone,
+		Restore:           m.Restore,
+		Origin:            &m.Origin,
+	}
+}
+
+func (r *containerResource) FromAPI(m *containerModel, vmid int, config pveapi.GuestConfig, status *pveapi.GuestStatus) error {
+	return m.fromAPI(vmid, config, status)
 }

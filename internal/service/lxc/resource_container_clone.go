@@ -78,23 +78,6 @@ func (r *containerResource) reconfigureInherited(ctx context.Context, node strin
 	return r.finishVolumes(ctx, node, vmid, plan, diags)
 }
 
-// updateFor is the config request of an update, computed between views
-// that hold the live values of what the configuration never declared, so
-// those are left as they are: inherited from a clone source or an archive,
-// or set in PVE by anyone. What state declared and plan drops is removed.
-func (r *containerResource) updateFor(ctx context.Context, state, plan *containerModel, live pveapi.GuestConfig) (*configUpdate, error) {
-	vmid := state.vmid()
-	stateView, err := r.cloneView(ctx, vmid, nil, state, live)
-	if err != nil {
-		return nil, err
-	}
-	planView, err := r.cloneView(ctx, vmid, state, plan, live)
-	if err != nil {
-		return nil, err
-	}
-	return toUpdate(stateView, planView, live)
-}
-
 // cloneView is want with what neither want nor prior declares taken from
 // live.
 func (r *containerResource) cloneView(ctx context.Context, vmid int, prior, want *containerModel, live pveapi.GuestConfig) (*containerModel, error) {

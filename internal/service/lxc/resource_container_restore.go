@@ -131,3 +131,12 @@ func archiveMount(archive pveapi.GuestConfig, slot, storage string) (string, err
 func (r *containerResource) ReconfigureRestore(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, marker string, diags *diag.Diagnostics) bool {
 	return r.reconfigureInherited(ctx, node, vmid, plan, archiveOrigin, marker, diags)
 }
+
+func (r *containerResource) RestoreForm(plan *containerModel, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool) {
+	form, err := restoreForm(plan, archive)
+	if err != nil {
+		diags.AddAttributeError(path.Root("restore").AtName("archive"), "Unable To Restore Container", err.Error())
+		return nil, false
+	}
+	return form, true
+}

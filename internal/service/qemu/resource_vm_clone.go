@@ -100,27 +100,6 @@ func (r *vmResource) reconfigureInherited(ctx context.Context, config tfsdk.Conf
 	return r.finishConfig(ctx, node, vmid, plan, live, diags)
 }
 
-// updateFor is the config request of an update, computed between views
-// that hold the live values of what the configuration never declared, so
-// those are left as they are: inherited from a clone source or an archive,
-// or set in PVE by anyone. What state declared and plan drops is removed.
-func (r *vmResource) updateFor(ctx context.Context, state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, error) {
-	from, inherits := plan.origin()
-	if !inherits {
-		from = ownOrigin
-	}
-	vmid := state.vmid()
-	stateView, err := r.inheritedView(ctx, vmid, nil, state, live, from)
-	if err != nil {
-		return nil, err
-	}
-	planView, err := r.inheritedView(ctx, vmid, state, plan, live, from)
-	if err != nil {
-		return nil, err
-	}
-	return toUpdate(stateView, planView, live)
-}
-
 // inheritedView is want with what neither want nor prior declares taken
 // from live, except what the VM never inherits from its source: an update
 // computed against it leaves inherited values alone.
@@ -144,4 +123,15 @@ func cloudInitIdentityPath(p *tftypes.AttributePath) bool {
 		return false
 	}
 	return true
+}
+
+// CheckCloneSource refuses a clone that cannot reach its node.
+func (r *vmResource) CheckCloneSource(ctx context.Context, source guestops.CloneSource, plan *vmModel, diags *diag.Diagnostics) bool {
+	return r.checkCloneCanMove(ctx, source, plan, diags)
+}
+
+// PrepareClone drops the seed ISO the clone inherited, before the clone
+// moves to its node.
+func (r *vmResource) PrepareClone(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
+	return r.dropInheritedSeed(ctx, node, vmid, plan, diags)
 }

@@ -79,3 +79,12 @@ func withExcludedDiskLines(description string, archive pveapi.GuestConfig) strin
 func (r *vmResource) ReconfigureRestore(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, marker string, diags *diag.Diagnostics) bool {
 	return r.reconfigureInherited(ctx, config, node, vmid, plan, archiveOrigin, marker, diags)
 }
+
+func (r *vmResource) RestoreForm(plan *vmModel, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool) {
+	form, err := restoreForm(plan, archive)
+	if err != nil {
+		diags.AddError("Invalid VM Configuration", err.Error())
+		return nil, false
+	}
+	return form, true
+}

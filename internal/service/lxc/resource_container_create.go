@@ -2,10 +2,11 @@ package lxc
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -13,6 +14,37 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
+
+// CreateForm includes root's password, which only the configuration holds
+// (write-only).
+func (r *containerResource) CreateForm(ctx context.Context, config tfsdk.Config, plan *containerModel, diags *diag.Diagnostics) (url.Values, bool) {
+	var password types.String
+	diags.Append(config.GetAttribute(ctx, path.Root("password_wo"), &password)...)
+	if diags.HasError() {
+		return nil, false
+	}
+	form, err := plan.toCreate(password)
+	if err != nil {
+		diags.AddError("Invalid Container Configuration", err.Error())
+		return nil, false
+	}
+	if !guestops.Known(plan.Unprivileged) {
+		// Left unknown only when the plan could not tell the container
+		// would come from a template (unprivilegedByDefault).
+		form.Set(keyUnprivileged, "1")
+	}
+	return form, true
+}
+
+func (r *containerResource) Recognize(plan *containerModel, config pveapi.GuestConfig, form url.Values) bool {
+	return plan.recognize(config, form)
+}
+
+// FinishCreate grows a volume whose size is not whole MiB, which PVE
+// rounds down at allocation, to the size planned (W22).
+func (r *containerResource) FinishCreate(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
+	return r.finishVolumes(ctx, node, vmid, plan, diags)
+}
 
 // recognize tells whether a container found on the VMID after a lost
 // create answer is the one form describes (W13): it carries the planned
@@ -30,50 +62,6 @@ func (m *containerModel) recognize(config pveapi.GuestConfig, form url.Values) b
 	}
 	_, hasRoot := config[keyRootFS]
 	return hasRoot
-}
-
-// finishVolumes runs the volume tasks that follow a create or a config
-// request: grow (W22), then move to another storage with the data (W23).
-// PVE moves a container's volumes only while it is stopped: a running
-// container is shut down first, and the power settling that follows starts
-// it again.
-func (r *containerResource) finishVolumes(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read Container", err)
-		return false
-	}
-	resizes, moves, err := mountFollowUps(plan, live)
-	if err != nil {
-		diags.AddError("Unable To Update Container Volumes", err.Error())
-		return false
-	}
-	if len(moves) > 0 {
-		status, err := r.api.Status(ctx, node, vmid)
-		if err != nil {
-			fwutil.AddAPIError(diags, "Unable To Read Container Status", err)
-			return false
-		}
-		if status.Status == pveapi.PowerRunning && !r.api.PowerOff(ctx, node, vmid, diags) {
-			return false
-		}
-	}
-	return r.api.RunFollowUps(ctx, node, vmid, resizes, moves, mountPath, diags)
-}
-
-// addUpdateError reports a refused config update. A root-only refusal
-// (W33, W36) says what to do: no privilege fixes it, only a password login
-// as root@pam.
-func (r *containerResource) addUpdateError(diags *diag.Diagnostics, err error) {
-	if reason, ok := pveapi.IsRootOnly(err); ok {
-		diags.AddError("Option Needs root@pam", fmt.Sprintf(
-			"PVE refused the change: %s. The provider authenticates as %s; no role or privilege lifts this rule, "+
-				"only a password login as root@pam (API tokens are refused, even root@pam's own). "+
-				"Configure the provider with username = \"root@pam\" and its password, or leave the option as it is in PVE.\n\n%v",
-			reason, r.api.Client.Principal(), err))
-		return
-	}
-	fwutil.AddAPIError(diags, "Unable To Update Container", err)
 }
 
 // ReconfigureAdopted turns a container adopted from an interrupted apply,

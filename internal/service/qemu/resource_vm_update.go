@@ -1,10 +1,17 @@
 package qemu
 
 import (
+	"context"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -258,4 +265,115 @@ func diskFollowUps(plan *vmModel, live pveapi.GuestConfig) ([]guestops.Resize, [
 		drives[slot] = drive
 	}
 	return guestops.FollowUps(guestops.DiskNoun, planned, drives)
+}
+
+// ApplyUpdate writes the config request, purges the disks it detached when
+// asked to, syncs cloud-init, then fixes the boot order and runs the disk
+// tasks against the config as it is now.
+func (r *vmResource) ApplyUpdate(ctx context.Context, config tfsdk.Config, node string, vmid int, state, plan *vmModel, diags *diag.Diagnostics) (guestops.ConfigChange, bool) {
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read VM", err)
+		return guestops.ConfigChange{}, false
+	}
+	update, err := r.updateFor(ctx, state, plan, live)
+	if err != nil {
+		diags.AddError("Unable To Plan VM Update", err.Error())
+		return guestops.ConfigChange{}, false
+	}
+	if !r.stopForCloudInitMove(ctx, node, vmid, state, plan, diags) {
+		return guestops.ConfigChange{}, false
+	}
+	configWritten := !update.delta.IsEmpty()
+	if configWritten && !r.writeConfig(ctx, node, vmid, update, live.Digest(), diags) {
+		return guestops.ConfigChange{}, false
+	}
+	if len(update.detached) > 0 && plan.PurgeRemovedDisks.ValueBool() {
+		if _, ok := r.api.PurgeDetached(ctx, node, vmid, update.detached, diags); !ok {
+			return guestops.ConfigChange{}, false
+		}
+	}
+	if !r.applyCloudInit(ctx, config, node, vmid, state, plan, &configWritten, diags) {
+		return guestops.ConfigChange{}, false
+	}
+	if configWritten {
+		if live, err = r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid); err != nil {
+			fwutil.AddAPIError(diags, "Unable To Read VM", err)
+			return guestops.ConfigChange{}, false
+		}
+	}
+	if !r.finishConfig(ctx, node, vmid, plan, live, diags) {
+		return guestops.ConfigChange{}, false
+	}
+	return guestops.ConfigChange{Written: configWritten}, true
+}
+
+// finishConfig ends a configuration against live, the config after the
+// config request: the boot order, which may name disks that request
+// added, then the disk tasks.
+func (r *vmResource) finishConfig(ctx context.Context, node string, vmid int, plan *vmModel, live pveapi.GuestConfig, diags *diag.Diagnostics) bool {
+	if boot, needed := bootOrderFix(plan, live); needed {
+		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, url.Values{keyBoot: {boot}}); err != nil {
+			fwutil.AddAttributeAPIError(diags, path.Root("boot_order"), "Unable To Set Boot Order", err)
+			return false
+		}
+	}
+	return r.finishDisks(ctx, node, vmid, plan, live, diags)
+}
+
+// writeConfig sends the one config request of an update. A request that
+// allocates new disks goes the asynchronous way and is waited for (W9).
+func (r *vmResource) writeConfig(ctx context.Context, node string, vmid int, u *configUpdate, digest string, diags *diag.Diagnostics) bool {
+	params := u.delta.Values()
+	if digest != "" {
+		params.Set("digest", digest)
+	}
+	if !u.allocates {
+		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, params); err != nil {
+			fwutil.AddAPIError(diags, "Unable To Update VM", err)
+			return false
+		}
+		return true
+	}
+	upid, err := r.api.Client.UpdateQemuConfigAsync(ctx, node, vmid, params)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Update VM", err)
+		return false
+	}
+	return fwutil.SettleTask(ctx, r.api.Client, upid, fmt.Sprintf("updating VM %d", vmid), "Unable To Update VM", diags)
+}
+
+// finishDisks runs the disk tasks that follow a create or a config
+// request: grow (W22), then move to another storage with the data (W23).
+func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, plan *vmModel, live pveapi.GuestConfig, diags *diag.Diagnostics) bool {
+	resizes, moves, err := diskFollowUps(plan, live)
+	if err != nil {
+		diags.AddError("Unable To Update VM Disks", err.Error())
+		return false
+	}
+	if !r.api.RunFollowUps(ctx, node, vmid, resizes, moves, diskPath, diags) {
+		return false
+	}
+	return r.finishFirmware(ctx, node, vmid, plan, live, diags)
+}
+
+// updateFor is the config request of an update, computed between views
+// that hold the live values of what the configuration never declared, so
+// those are left as they are: inherited from a clone source or an archive,
+// or set in PVE by anyone. What state declared and plan drops is removed.
+func (r *vmResource) updateFor(ctx context.Context, state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, error) {
+	from, inherits := plan.origin()
+	if !inherits {
+		from = ownOrigin
+	}
+	vmid := state.vmid()
+	stateView, err := r.inheritedView(ctx, vmid, nil, state, live, from)
+	if err != nil {
+		return nil, err
+	}
+	planView, err := r.inheritedView(ctx, vmid, state, plan, live, from)
+	if err != nil {
+		return nil, err
+	}
+	return toUpdate(stateView, planView, live)
 }

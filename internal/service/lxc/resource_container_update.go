@@ -1,10 +1,15 @@
 package lxc
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"slices"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -182,4 +187,121 @@ func mountFollowUps(plan *containerModel, live pveapi.GuestConfig) ([]guestops.R
 		drives[slot] = drive
 	}
 	return guestops.FollowUps(guestops.GenericVolume, planned, drives)
+}
+
+// ApplyUpdate writes the config request and grows or moves the volumes.
+// Volumes it detached are purged only after power is settled
+// (FinishUpdate).
+func (r *containerResource) ApplyUpdate(ctx context.Context, _ tfsdk.Config, node string, vmid int, state, plan *containerModel, diags *diag.Diagnostics) (guestops.ConfigChange, bool) {
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read Container", err)
+		return guestops.ConfigChange{}, false
+	}
+	update, err := r.updateFor(ctx, state, plan, live)
+	if err != nil {
+		diags.AddError("Unable To Plan Container Update", err.Error())
+		return guestops.ConfigChange{}, false
+	}
+	configWritten := !update.delta.IsEmpty()
+	if configWritten && !r.writeConfig(ctx, node, vmid, update, live.Digest(), diags) {
+		return guestops.ConfigChange{}, false
+	}
+	if !r.finishVolumes(ctx, node, vmid, plan, diags) {
+		return guestops.ConfigChange{}, false
+	}
+	return guestops.ConfigChange{Written: configWritten, Detached: update.detached}, true
+}
+
+// FinishUpdate purges the volumes the update detached. Purging comes
+// last: a mount point removed from a running container is detached only
+// when PVE applies the pending removal, at the next start.
+func (r *containerResource) FinishUpdate(ctx context.Context, node string, vmid int, plan *containerModel, change guestops.ConfigChange, diags *diag.Diagnostics) bool {
+	if len(change.Detached) == 0 || !plan.PurgeRemovedDisks.ValueBool() {
+		return true
+	}
+	missing, ok := r.api.PurgeDetached(ctx, node, vmid, change.Detached, diags)
+	if !ok {
+		return false
+	}
+	if len(missing) > 0 {
+		diags.AddWarning("Removed Volumes Not Destroyed Yet",
+			fmt.Sprintf("Container %d still uses %v until it restarts: PVE removes a mount point from a running container at its next start, "+
+				"and keeps the volume as unusedN then. Restart the container and delete the unusedN entry in PVE, "+
+				"or set reboot_after_update = true so that updates restart it.", vmid, missing))
+	}
+	return true
+}
+
+// writeConfig sends the one config request of a change, bound to the
+// digest of the config it was computed against.
+func (r *containerResource) writeConfig(ctx context.Context, node string, vmid int, u *configUpdate, digest string, diags *diag.Diagnostics) bool {
+	params := u.delta.Values()
+	params.Set("digest", digest)
+	if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid, params); err != nil {
+		r.addUpdateError(diags, err)
+		return false
+	}
+	return true
+}
+
+// finishVolumes runs the volume tasks that follow a create or a config
+// request: grow (W22), then move to another storage with the data (W23).
+// PVE moves a container's volumes only while it is stopped: a running
+// container is shut down first, and the power settling that follows starts
+// it again.
+func (r *containerResource) finishVolumes(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read Container", err)
+		return false
+	}
+	resizes, moves, err := mountFollowUps(plan, live)
+	if err != nil {
+		diags.AddError("Unable To Update Container Volumes", err.Error())
+		return false
+	}
+	if len(moves) > 0 {
+		status, err := r.api.Status(ctx, node, vmid)
+		if err != nil {
+			fwutil.AddAPIError(diags, "Unable To Read Container Status", err)
+			return false
+		}
+		if status.Status == pveapi.PowerRunning && !r.api.PowerOff(ctx, node, vmid, diags) {
+			return false
+		}
+	}
+	return r.api.RunFollowUps(ctx, node, vmid, resizes, moves, mountPath, diags)
+}
+
+// addUpdateError reports a refused config update. A root-only refusal
+// (W33, W36) says what to do: no privilege fixes it, only a password login
+// as root@pam.
+func (r *containerResource) addUpdateError(diags *diag.Diagnostics, err error) {
+	if reason, ok := pveapi.IsRootOnly(err); ok {
+		diags.AddError("Option Needs root@pam", fmt.Sprintf(
+			"PVE refused the change: %s. The provider authenticates as %s; no role or privilege lifts this rule, "+
+				"only a password login as root@pam (API tokens are refused, even root@pam's own). "+
+				"Configure the provider with username = \"root@pam\" and its password, or leave the option as it is in PVE.\n\n%v",
+			reason, r.api.Client.Principal(), err))
+		return
+	}
+	fwutil.AddAPIError(diags, "Unable To Update Container", err)
+}
+
+// updateFor is the config request of an update, computed between views
+// that hold the live values of what the configuration never declared, so
+// those are left as they are: inherited from a clone source or an archive,
+// or set in PVE by anyone. What state declared and plan drops is removed.
+func (r *containerResource) updateFor(ctx context.Context, state, plan *containerModel, live pveapi.GuestConfig) (*configUpdate, error) {
+	vmid := state.vmid()
+	stateView, err := r.cloneView(ctx, vmid, nil, state, live)
+	if err != nil {
+		return nil, err
+	}
+	planView, err := r.cloneView(ctx, vmid, state, plan, live)
+	if err != nil {
+		return nil, err
+	}
+	return toUpdate(stateView, planView, live)
 }

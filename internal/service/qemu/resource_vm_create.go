@@ -2,10 +2,10 @@ package qemu
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -13,6 +13,33 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
+
+func (r *vmResource) CreateForm(_ context.Context, _ tfsdk.Config, plan *vmModel, diags *diag.Diagnostics) (url.Values, bool) {
+	form, err := plan.toCreate()
+	if err != nil {
+		diags.AddError("Invalid VM Configuration", err.Error())
+		return nil, false
+	}
+	return form, true
+}
+
+func (r *vmResource) Recognize(plan *vmModel, config pveapi.GuestConfig, form url.Values) bool {
+	return plan.recognize(config, form)
+}
+
+// FinishCreate grows the disks seeded from an image, which have the
+// image's size, to the configured size (W25, W22), and writes cloud-init.
+func (r *vmResource) FinishCreate(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
+	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read VM After Creating It", err)
+		return false
+	}
+	if !r.finishDisks(ctx, node, vmid, plan, live, diags) {
+		return false
+	}
+	return r.applyCloudInit(ctx, config, node, vmid, nil, plan, nil, diags)
+}
 
 // recognize tells whether a VM found on the VMID after a lost create
 // answer is the one form describes (W13): it carries the planned name, or
@@ -32,42 +59,6 @@ func (m *vmModel) recognize(config pveapi.GuestConfig, form url.Values) bool {
 		}
 	}
 	return true
-}
-
-// writeConfig sends the one config request of an update. A request that
-// allocates new disks goes the asynchronous way and is waited for (W9).
-func (r *vmResource) writeConfig(ctx context.Context, node string, vmid int, u *configUpdate, digest string, diags *diag.Diagnostics) bool {
-	params := u.delta.Values()
-	if digest != "" {
-		params.Set("digest", digest)
-	}
-	if !u.allocates {
-		if err := r.api.Client.UpdateGuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid, params); err != nil {
-			fwutil.AddAPIError(diags, "Unable To Update VM", err)
-			return false
-		}
-		return true
-	}
-	upid, err := r.api.Client.UpdateQemuConfigAsync(ctx, node, vmid, params)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Update VM", err)
-		return false
-	}
-	return fwutil.SettleTask(ctx, r.api.Client, upid, fmt.Sprintf("updating VM %d", vmid), "Unable To Update VM", diags)
-}
-
-// finishDisks runs the disk tasks that follow a create or a config
-// request: grow (W22), then move to another storage with the data (W23).
-func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, plan *vmModel, live pveapi.GuestConfig, diags *diag.Diagnostics) bool {
-	resizes, moves, err := diskFollowUps(plan, live)
-	if err != nil {
-		diags.AddError("Unable To Update VM Disks", err.Error())
-		return false
-	}
-	if !r.api.RunFollowUps(ctx, node, vmid, resizes, moves, diskPath, diags) {
-		return false
-	}
-	return r.finishFirmware(ctx, node, vmid, plan, live, diags)
 }
 
 // ReconfigureAdopted turns a guest adopted from an interrupted apply,
