@@ -301,19 +301,11 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		return nil, fmt.Errorf("root_disk: %w", err)
 	}
 	form.Set(keyRootFS, root)
-	for slot, mp := range m.MountPoints {
-		value, err := mp.newValue()
-		if err != nil {
-			return nil, fmt.Errorf("mount_points.%s: %w", slot, err)
-		}
-		form.Set(slot, value)
+	if err := mountPointSlots.AddToCreate(form, m.MountPoints); err != nil {
+		return nil, err
 	}
-	for slot, nic := range m.Network {
-		value, err := nic.value(nil)
-		if err != nil {
-			return nil, fmt.Errorf("network.%s: %w", slot, err)
-		}
-		form.Set(slot, value)
+	if err := nicSlots.AddToCreate(form, m.Network); err != nil {
+		return nil, err
 	}
 	return form, nil
 }

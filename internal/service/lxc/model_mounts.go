@@ -77,21 +77,44 @@ func (k mountKind) String() string {
 	return "volume mount point"
 }
 
-// parseMount parses a live rootfs or mpN value. A create form ("STORAGE:8")
-// is refused: PVE never reports one, and treating it as a volume would
-// rewrite a slot that allocates.
-func parseMount(value string) (wire.Drive, mountKind, error) {
+// mountSlot is a live rootfs or mpN slot: the drive, and what it is.
+type mountSlot struct {
+	wire.Drive
+	kind mountKind
+}
+
+// parseMountSlot parses a live rootfs or mpN value and tells what it is. A
+// create form ("STORAGE:8") is refused: PVE never reports one, and treating
+// it as a volume would rewrite a slot that allocates.
+func parseMountSlot(value string) (mountSlot, error) {
 	drive, err := wire.ParseDrive(value)
 	if err != nil {
-		return wire.Drive{}, 0, err
+		return mountSlot{}, err
 	}
 	switch {
 	case drive.File != "" && strings.HasPrefix(drive.File, "/"):
-		return drive, mountBind, nil
+		return mountSlot{drive, mountBind}, nil
 	case drive.Storage != "" && !drive.IsCreateForm():
-		return drive, mountVolume, nil
+		return mountSlot{drive, mountVolume}, nil
 	}
-	return wire.Drive{}, 0, fmt.Errorf("not a volume or a host path")
+	return mountSlot{}, fmt.Errorf("not a volume or a host path")
+}
+
+// mountPointSlots reconciles mount_points: a volume mount point in an empty
+// slot is written in create form, which allocates it; a live one is
+// rewritten in live form. A mount point the plan drops is deleted, and a
+// volume one is detached (W24).
+var mountPointSlots = guestops.SlotFamily[mountPointModel, mountSlot]{
+	Attr:  "mount_points",
+	Parse: parseMountSlot,
+	Value: mountPointModel.value,
+	Same:  sameMountValue,
+	Remove: func(value string) (bool, string) {
+		if live, err := parseMountSlot(value); err == nil && live.kind == mountVolume {
+			return true, live.VolumeID()
+		}
+		return true, ""
+	},
 }
 
 func rootDiskFromAPI(config pveapi.GuestConfig) (*rootDiskModel, error) {
@@ -99,14 +122,14 @@ func rootDiskFromAPI(config pveapi.GuestConfig) (*rootDiskModel, error) {
 	if !ok {
 		return nil, nil
 	}
-	drive, kind, err := parseMount(value)
+	drive, err := parseMountSlot(value)
 	if err != nil {
 		return nil, fmt.Errorf("rootfs %q: %w", value, err)
 	}
-	if kind != mountVolume {
+	if drive.kind != mountVolume {
 		return nil, fmt.Errorf("rootfs %q: the root file system is a host path, which the provider does not manage", value)
 	}
-	size, err := sizeFromDrive(drive)
+	size, err := sizeFromDrive(drive.Drive)
 	if err != nil {
 		return nil, fmt.Errorf("rootfs %q: %w", value, err)
 	}
@@ -133,7 +156,7 @@ func mountPointsFromAPI(config pveapi.GuestConfig) (map[string]mountPointModel, 
 		if !wire.IsMountPointSlot(slot) {
 			continue
 		}
-		drive, kind, err := parseMount(value)
+		drive, err := parseMountSlot(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
@@ -145,12 +168,12 @@ func mountPointsFromAPI(config pveapi.GuestConfig) (map[string]mountPointModel, 
 			Volume:   types.StringNull(),
 			Path:     guestops.PropString(opts, optPath),
 		}
-		if kind == mountBind {
+		if drive.kind == mountBind {
 			mp.HostPath = types.StringValue(drive.File)
 		} else {
 			mp.Storage = types.StringValue(drive.Storage)
 			mp.Volume = types.StringValue(drive.VolumeID())
-			if mp.Size, err = sizeFromDrive(drive); err != nil {
+			if mp.Size, err = sizeFromDrive(drive.Drive); err != nil {
 				return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 			}
 		}
@@ -186,10 +209,32 @@ func (mp mountPointModel) applyOptions(opts map[string]string) {
 	guestops.SetPropBool(opts, optShared, mp.Shared)
 }
 
-// newValue is the value for an empty slot: a volume mount in create form,
+// value is the mount point's config value: for an empty slot its create
+// form, for a live one its live form over the volume or host path the slot
+// holds, which must be the same kind of mount point, and for a bind mount
+// the same host path.
+func (mp mountPointModel) value(live *guestops.LiveSlot[mountSlot]) (string, error) {
+	if live == nil {
+		return mp.createForm()
+	}
+	wantKind := mountVolume
+	if mp.isBind() {
+		wantKind = mountBind
+	}
+	drive := live.Parsed
+	if drive.kind != wantKind {
+		return "", fmt.Errorf("the slot holds a %s in PVE (%s); declare the %s in a free slot", drive.kind, live.Value, wantKind)
+	}
+	if drive.kind == mountBind && drive.File != mp.HostPath.ValueString() {
+		return "", fmt.Errorf("the bind mount shows host path %s in PVE; a live bind mount is never re-pointed", drive.File)
+	}
+	return mp.liveForm(drive.Drive)
+}
+
+// createForm is the value for an empty slot: a volume mount in create form,
 // "STORAGE:SIZE_GIB,mp=PATH,..." (W21, W37), which allocates a new volume,
 // or a bind mount "/HOST/PATH,mp=PATH,..." (W36).
-func (mp mountPointModel) newValue() (string, error) {
+func (mp mountPointModel) createForm() (string, error) {
 	drive := wire.Drive{Options: map[string]string{}}
 	if mp.isBind() {
 		drive.File = mp.HostPath.ValueString()
@@ -206,10 +251,10 @@ func (mp mountPointModel) newValue() (string, error) {
 	return drive.CreateForm()
 }
 
-// liveValue rewrites an existing mount point with mp's options and path:
+// liveForm rewrites an existing mount point with mp's options and path:
 // same volume or host path, the options PVE or others set kept (W21, W37).
 // It never allocates.
-func (mp mountPointModel) liveValue(live wire.Drive) (string, error) {
+func (mp mountPointModel) liveForm(live wire.Drive) (string, error) {
 	drive := live
 	drive.Options = maps.Clone(live.Options)
 	if drive.Options == nil {
@@ -229,9 +274,9 @@ func (d rootDiskModel) createForm() (string, error) {
 	return drive.CreateForm()
 }
 
-// sameMount reports whether two mount point values say the same: same
+// sameMountValue reports whether two mount point values say the same: same
 // volume or path, same options.
-func sameMount(a, b string) bool {
+func sameMountValue(a, b string) bool {
 	da, errA := wire.ParseDrive(a)
 	db, errB := wire.ParseDrive(b)
 	if errA != nil || errB != nil {

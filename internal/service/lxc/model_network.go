@@ -50,7 +50,8 @@ const (
 // nicOrder is how PVE prints a NIC: name first.
 var nicOrder = []string{nicNameKey, nicBridgeKey, nicMACKey, nicIPKey, nicGatewayKey, nicIP6Key, nicGateway6Key}
 
-func parseNIC(value string) (map[string]string, error) {
+// parseNICSlot reads a live net[n] value.
+func parseNICSlot(value string) (map[string]string, error) {
 	props, err := wire.ParsePropertyString(value, "")
 	if err != nil {
 		return nil, err
@@ -70,7 +71,7 @@ func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[s
 		if !wire.IsNetSlot(slot) {
 			continue
 		}
-		props, err := parseNIC(value)
+		props, err := parseNICSlot(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
@@ -133,10 +134,10 @@ func (ip *ipModel) apply(props map[string]string, addressKey, gatewayKey string)
 // does not model (type, trunks, link_down, ...) are kept; so is its MAC
 // address when the configuration does not set one. Without any MAC PVE
 // generates one.
-func (n nicModel) value(live map[string]string) (string, error) {
+func (n nicModel) value(live *guestops.LiveSlot[map[string]string]) (string, error) {
 	props := map[string]string{}
 	if live != nil {
-		props = maps.Clone(live)
+		props = maps.Clone(live.Parsed)
 	}
 	mac := props[nicMACKey]
 	guestops.SetPropString(props, nicNameKey, n.Name)
@@ -157,11 +158,11 @@ func (n nicModel) value(live map[string]string) (string, error) {
 	return wire.FormatPropertyStringOrdered(props, "", nicOrder), nil
 }
 
-// sameNIC reports whether two net[n] values describe the same device: the
-// same keys, the MAC address compared without letter case.
-func sameNIC(a, b string) bool {
-	pa, errA := parseNIC(a)
-	pb, errB := parseNIC(b)
+// sameNICValue reports whether two net[n] values describe the same device:
+// the same keys, the MAC address compared without letter case.
+func sameNICValue(a, b string) bool {
+	pa, errA := parseNICSlot(a)
+	pb, errB := parseNICSlot(b)
 	if errA != nil || errB != nil {
 		return a == b
 	}
@@ -169,3 +170,12 @@ func sameNIC(a, b string) bool {
 }
 
 func isMAC(s string) bool { return wire.IsMACAddress(s) }
+
+// nicSlots reconciles network. A device the plan drops is deleted.
+var nicSlots = guestops.SlotFamily[nicModel, map[string]string]{
+	Attr:   "network",
+	Parse:  parseNICSlot,
+	Value:  nicModel.value,
+	Same:   sameNICValue,
+	Remove: guestops.RemoveSlot,
+}

@@ -101,11 +101,11 @@ func archiveMount(archive pveapi.GuestConfig, slot, storage string) (string, err
 	if !ok {
 		return "", fmt.Errorf("the archive's configuration has no %s: declare root_disk", slot)
 	}
-	drive, kind, err := parseMount(value)
+	drive, err := parseMountSlot(value)
 	if err != nil {
 		return "", fmt.Errorf("the archive's %s %q: %w", slot, value, err)
 	}
-	if kind == mountBind {
+	if drive.kind == mountBind {
 		return value, nil
 	}
 	size, ok := drive.Options[optSize]

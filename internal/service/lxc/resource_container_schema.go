@@ -188,24 +188,11 @@ func rootDiskSchema() schema.SingleNestedAttribute {
 		MarkdownDescription: "The root file system (`rootfs`). It keeps its volume for life: `size` only grows, `storage` moves the data (the container stops for it). " +
 			"Required unless the container is a `clone`, which inherits its source's, or a `restore`, which gets the size the backup archive recorded.",
 		Optional: true,
-		Attributes: map[string]schema.Attribute{
-			"storage": schema.StringAttribute{
-				MarkdownDescription: "Storage of the volume; it needs `rootdir` content. Changing it moves the volume with its data (a new volume id).",
-				Required:            true,
-				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
-			},
-			"size": schema.StringAttribute{
-				MarkdownDescription: "Size: a number is GiB (`8`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
-				Required:            true,
-				CustomType:          fwutil.SizeType{},
-				PlanModifiers:       []planmodifier.String{fwutil.KeepEquivalentSize()},
-			},
-			"volume": schema.StringAttribute{
-				MarkdownDescription: "Volume id, e.g. `local-lvm:vm-130-disk-0`. Stays the same for the life of the container, except after a storage move.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
-			},
-		},
+		Attributes: guestops.VolumeAttributes(guestops.VolumeSchema{
+			Storage: "Storage of the volume; it needs `rootdir` content. Changing it moves the volume with its data (a new volume id).",
+			Size:    "Size: a number is GiB (`8`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
+			Volume:  "Volume id, e.g. `local-lvm:vm-130-disk-0`. Stays the same for the life of the container, except after a storage move.",
+		}),
 	}
 }
 
@@ -221,18 +208,13 @@ func mountPointsSchema() schema.MapNestedAttribute {
 			mapvalidator.KeysAre(fwutil.Format(wire.IsMountPointSlot, "must be a mount point slot: mp0-mp255")),
 		},
 		NestedObject: schema.NestedAttributeObject{
-			Attributes: map[string]schema.Attribute{
-				"storage": schema.StringAttribute{
-					MarkdownDescription: "Storage of a volume mount point (with `rootdir` content). Changing it moves the volume with its data. Exclusive with `host_path`.",
-					Optional:            true,
-					Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
-				},
-				"size": schema.StringAttribute{
-					MarkdownDescription: "Size of a volume mount point: a number is GiB (`10`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
-					Optional:            true,
-					CustomType:          fwutil.SizeType{},
-					PlanModifiers:       []planmodifier.String{fwutil.KeepEquivalentSize()},
-				},
+			Attributes: guestops.WithAttributes(guestops.VolumeAttributes(guestops.VolumeSchema{
+				Storage:         "Storage of a volume mount point (with `rootdir` content). Changing it moves the volume with its data. Exclusive with `host_path`.",
+				StorageOptional: true,
+				Size:            "Size of a volume mount point: a number is GiB (`10`), or give a unit (`\"512M\"`). Grows in place; shrinking is refused.",
+				SizeOptional:    true,
+				Volume:          "Volume id of a volume mount point, e.g. `local-lvm:vm-130-disk-1`; null for a bind mount.",
+			}), map[string]schema.Attribute{
 				"host_path": schema.StringAttribute{
 					MarkdownDescription: "Directory of the node to bind into the container. Needs root@pam with a password. Exclusive with `storage`; never re-pointed once created.",
 					Optional:            true,
@@ -252,12 +234,7 @@ func mountPointsSchema() schema.MapNestedAttribute {
 					MarkdownDescription: "Mark a bind mount as available on every node, so the container can migrate with it.",
 					Optional:            true,
 				},
-				"volume": schema.StringAttribute{
-					MarkdownDescription: "Volume id of a volume mount point, e.g. `local-lvm:vm-130-disk-1`; null for a bind mount.",
-					Computed:            true,
-					PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
-				},
-			},
+			}),
 		},
 	}
 }

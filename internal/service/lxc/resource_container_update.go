@@ -52,93 +52,15 @@ func toUpdate(state, plan *containerModel, live pveapi.GuestConfig) (*configUpda
 	maps.Copy(wanted, scalars)
 	guestops.DiffKeys(u.delta, wanted, live, sameConfigValue)
 
-	if err := u.mountPoints(state, plan, live); err != nil {
+	mounts, err := mountPointSlots.Reconcile(u.delta, plan.MountPoints, state.MountPoints, live)
+	if err != nil {
 		return nil, err
 	}
-	if err := u.network(state, plan, live); err != nil {
+	maps.Copy(u.detached, mounts.Detached)
+	if _, err := nicSlots.Reconcile(u.delta, plan.Network, state.Network, live); err != nil {
 		return nil, err
 	}
 	return u, nil
-}
-
-func (u *configUpdate) mountPoints(state, plan *containerModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.MountPoints)) {
-		want := plan.MountPoints[slot]
-		liveValue, present := live[slot]
-		if !present {
-			value, err := want.newValue()
-			if err != nil {
-				return fmt.Errorf("mount_points.%s: %w", slot, err)
-			}
-			u.delta.Set(slot, value)
-			continue
-		}
-		drive, kind, err := parseMount(liveValue)
-		if err != nil {
-			return fmt.Errorf("mount_points.%s: PVE reports %q: %w", slot, liveValue, err)
-		}
-		wantKind := mountVolume
-		if want.isBind() {
-			wantKind = mountBind
-		}
-		if kind != wantKind {
-			return fmt.Errorf("mount_points.%s: the slot holds a %s in PVE (%s); declare the %s in a free slot", slot, kind, liveValue, wantKind)
-		}
-		if kind == mountBind && drive.File != want.HostPath.ValueString() {
-			return fmt.Errorf("mount_points.%s: the bind mount shows host path %s in PVE; a live bind mount is never re-pointed", slot, drive.File)
-		}
-		value, err := want.liveValue(drive)
-		if err != nil {
-			return fmt.Errorf("mount_points.%s: %w", slot, err)
-		}
-		if !sameMount(value, liveValue) {
-			u.delta.Set(slot, value)
-		}
-	}
-	for _, slot := range slices.Sorted(maps.Keys(state.MountPoints)) {
-		if _, kept := plan.MountPoints[slot]; kept {
-			continue
-		}
-		liveValue, present := live[slot]
-		if !present {
-			continue
-		}
-		u.delta.Delete(slot)
-		if drive, kind, err := parseMount(liveValue); err == nil && kind == mountVolume {
-			u.detached[slot] = drive.VolumeID()
-		}
-	}
-	return nil
-}
-
-func (u *configUpdate) network(state, plan *containerModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.Network)) {
-		liveValue, present := live[slot]
-		var liveNIC map[string]string
-		if present {
-			props, err := parseNIC(liveValue)
-			if err != nil {
-				return fmt.Errorf("network.%s: PVE reports %q: %w", slot, liveValue, err)
-			}
-			liveNIC = props
-		}
-		value, err := plan.Network[slot].value(liveNIC)
-		if err != nil {
-			return fmt.Errorf("network.%s: %w", slot, err)
-		}
-		if !present || !sameNIC(value, liveValue) {
-			u.delta.Set(slot, value)
-		}
-	}
-	for _, slot := range slices.Sorted(maps.Keys(state.Network)) {
-		if _, kept := plan.Network[slot]; kept {
-			continue
-		}
-		if _, present := live[slot]; present {
-			u.delta.Delete(slot)
-		}
-	}
-	return nil
 }
 
 // sameConfigValue compares a wanted config value with the live one the way
@@ -180,11 +102,11 @@ func mountFollowUps(plan *containerModel, live pveapi.GuestConfig) ([]guestops.R
 		if !present {
 			continue
 		}
-		drive, kind, err := parseMount(value)
-		if err != nil || kind != mountVolume {
+		drive, err := parseMountSlot(value)
+		if err != nil || drive.kind != mountVolume {
 			return nil, nil, fmt.Errorf("%s: PVE reports %q, not a volume", slot, value)
 		}
-		drives[slot] = drive
+		drives[slot] = drive.Drive
 	}
 	return guestops.FollowUps(guestops.GenericVolume, planned, drives)
 }

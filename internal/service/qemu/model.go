@@ -339,31 +339,21 @@ func (m *vmModel) toCreate() (url.Values, error) {
 			form.Set(key, *value)
 		}
 	}
-	for slot, disk := range m.Disks {
-		value, err := disk.createForm()
-		if err != nil {
-			return nil, fmt.Errorf("disks.%s: %w", slot, err)
-		}
-		form.Set(slot, value)
+	if err := diskSlots.AddToCreate(form, m.Disks); err != nil {
+		return nil, err
 	}
-	for slot, cdrom := range m.CDROMs {
-		value, err := cdrom.value(nil)
-		if err != nil {
-			return nil, fmt.Errorf("cdroms.%s: %w", slot, err)
-		}
-		form.Set(slot, value)
+	if err := cdromSlots.AddToCreate(form, m.CDROMs); err != nil {
+		return nil, err
 	}
-	for slot, nic := range m.Network {
-		value, err := nic.value(nil)
-		if err != nil {
-			return nil, fmt.Errorf("network.%s: %w", slot, err)
-		}
-		form.Set(slot, value)
+	if err := nicSlots.AddToCreate(form, m.Network); err != nil {
+		return nil, err
 	}
 	if err := m.addFirmwareToCreate(form); err != nil {
 		return nil, err
 	}
-	m.addPCIToCreate(form)
+	if err := pciSlots.AddToCreate(form, m.PCIDevices); err != nil {
+		return nil, err
+	}
 	m.addCloudInitToCreate(form)
 	return form, nil
 }

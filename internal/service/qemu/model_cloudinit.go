@@ -262,8 +262,8 @@ func findSeed(config pveapi.GuestConfig, vmid int, prefer string) (slot, storage
 		if !ok || !wire.IsCDROMSlot(key) {
 			continue
 		}
-		drive, kind, err := classifyDrive(value)
-		if err != nil || kind != driveCDROM {
+		drive, err := parseDriveSlot(value)
+		if err != nil || drive.kind != driveCDROM {
 			continue
 		}
 		if drive.Volume == pveapi.ContentISO+"/"+fileName {
@@ -280,9 +280,9 @@ func findCloudInitDrive(config pveapi.GuestConfig) (slot string, drive wire.Driv
 		if !wire.IsDataDiskSlot(key) {
 			continue
 		}
-		d, kind, err := classifyDrive(config[key])
-		if err == nil && kind == driveCloudInit {
-			return key, d
+		d, err := parseDriveSlot(config[key])
+		if err == nil && d.kind == driveCloudInit {
+			return key, d.Drive
 		}
 	}
 	return "", wire.Drive{}
@@ -448,8 +448,8 @@ func (u *configUpdate) cloudInit(plan *vmModel, live pveapi.GuestConfig) error {
 		return nil
 	}
 	if value, occupied := live[slot]; occupied {
-		_, kind, _ := classifyDrive(value)
-		return fmt.Errorf("cloud_init.slot: %s holds a %s in PVE (%s); choose a free slot for the cloud-init drive", slot, kind, value)
+		drive, _ := parseDriveSlot(value)
+		return fmt.Errorf("cloud_init.slot: %s holds a %s in PVE (%s); choose a free slot for the cloud-init drive", slot, drive.kind, value)
 	}
 	u.delta.Set(slot, storage+":cloudinit")
 	u.allocates = true

@@ -75,23 +75,59 @@ func (k driveKind) String() string {
 	return "pass-through device"
 }
 
-// classifyDrive parses a live drive value and tells what it is. A
+// driveSlot is a live drive slot: the drive, and what it is.
+type driveSlot struct {
+	wire.Drive
+	kind driveKind
+}
+
+// parseDriveSlot parses a live drive value and tells what it is. A
 // cloud-init drive is checked first: PVE marks it media=cdrom too, and it
 // belongs to PVE, never to disks or cdroms (W27).
-func classifyDrive(value string) (wire.Drive, driveKind, error) {
+func parseDriveSlot(value string) (driveSlot, error) {
 	drive, err := wire.ParseDrive(value)
 	if err != nil {
-		return wire.Drive{}, 0, err
+		return driveSlot{}, err
 	}
 	switch {
 	case drive.IsCloudInit():
-		return drive, driveCloudInit, nil
+		return driveSlot{drive, driveCloudInit}, nil
 	case wire.IsCDROM(drive):
-		return drive, driveCDROM, nil
+		return driveSlot{drive, driveCDROM}, nil
 	case drive.Storage == "" || drive.IsCreateForm():
-		return drive, driveOther, nil
+		return driveSlot{drive, driveOther}, nil
 	}
-	return drive, driveData, nil
+	return driveSlot{drive, driveData}, nil
+}
+
+// diskSlots reconciles disks: a disk in an empty slot is written in create
+// form, which allocates it; a live one is rewritten in live form. A slot
+// that holds anything but a data disk is refused. A disk the plan drops is
+// detached (W24).
+var diskSlots = guestops.SlotFamily[diskModel, driveSlot]{
+	Attr:  "disks",
+	Parse: parseDriveSlot,
+	Value: diskModel.value,
+	Same:  sameDriveValue,
+	Remove: func(value string) (bool, string) {
+		if live, err := parseDriveSlot(value); err == nil && live.kind == driveData {
+			return true, live.VolumeID()
+		}
+		return false, ""
+	},
+}
+
+// cdromSlots reconciles cdroms. A slot that holds anything but a CD-ROM
+// drive is refused; a dropped slot is deleted only while it holds one.
+var cdromSlots = guestops.SlotFamily[cdromModel, driveSlot]{
+	Attr:  "cdroms",
+	Parse: parseDriveSlot,
+	Value: cdromModel.value,
+	Same:  sameDriveValue,
+	Remove: func(value string) (bool, string) {
+		live, err := parseDriveSlot(value)
+		return err == nil && live.kind == driveCDROM, ""
+	},
 }
 
 // disksFromAPI reads the data disks of a config. CD-ROMs, cloud-init drives
@@ -103,14 +139,14 @@ func disksFromAPI(config pveapi.GuestConfig, prior map[string]diskModel) (map[st
 		if !wire.IsDataDiskSlot(slot) {
 			continue
 		}
-		drive, kind, err := classifyDrive(value)
+		drive, err := parseDriveSlot(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
-		if kind != driveData {
+		if drive.kind != driveData {
 			continue
 		}
-		disk, err := diskFromDrive(drive)
+		disk, err := diskFromDrive(drive.Drive)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
@@ -177,6 +213,18 @@ func (d diskModel) applyOptions(opts map[string]string) {
 	guestops.SetPropString(opts, optAIO, d.AIO)
 }
 
+// value is the disk's config value: in create form for an empty slot, in
+// live form over the data disk the slot holds.
+func (d diskModel) value(live *guestops.LiveSlot[driveSlot]) (string, error) {
+	if live == nil {
+		return d.createForm()
+	}
+	if kind := live.Parsed.kind; kind != driveData {
+		return "", fmt.Errorf("the slot holds a %s in PVE (%s); declare the disk in a free slot", kind, live.Value)
+	}
+	return d.liveForm(live.Parsed.Drive)
+}
+
 // createForm is the value that allocates this disk in an empty slot (W21):
 // "STORAGE:SIZE_GIB,opts", or "STORAGE:0,import-from=SOURCE,opts" for a disk
 // seeded from an image (W25), which is grown to size afterwards.
@@ -216,11 +264,11 @@ func cdromsFromAPI(config pveapi.GuestConfig) (map[string]cdromModel, error) {
 		if !wire.IsCDROMSlot(slot) {
 			continue
 		}
-		drive, kind, err := classifyDrive(value)
+		drive, err := parseDriveSlot(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
-		if kind != driveCDROM {
+		if drive.kind != driveCDROM {
 			continue
 		}
 		if cdroms == nil {
@@ -232,23 +280,27 @@ func cdromsFromAPI(config pveapi.GuestConfig) (map[string]cdromModel, error) {
 }
 
 // value is the drive value "FILE,media=cdrom", keeping other options of the
-// live drive when there is one.
-func (c cdromModel) value(live *wire.Drive) (string, error) {
+// live drive when there is one. A slot that holds anything but a CD-ROM
+// drive is refused.
+func (c cdromModel) value(live *guestops.LiveSlot[driveSlot]) (string, error) {
+	if live != nil && live.Parsed.kind != driveCDROM {
+		return "", fmt.Errorf("the slot holds a %s in PVE (%s); declare the CD-ROM in a free slot", live.Parsed.kind, live.Value)
+	}
 	drive, err := wire.ParseDrive(c.File.ValueString())
 	if err != nil {
 		return "", err
 	}
 	drive.Options = map[string]string{}
 	if live != nil {
-		drive.Options = maps.Clone(live.Options)
+		drive.Options = maps.Clone(live.Parsed.Options)
 	}
 	drive.Options[optMedia] = "cdrom"
 	return drive.LiveForm()
 }
 
-// sameDrive reports whether two drive values say the same: same file and
-// same options.
-func sameDrive(a, b string) bool {
+// sameDriveValue reports whether two drive values say the same: same file
+// and same options.
+func sameDriveValue(a, b string) bool {
 	da, errA := wire.ParseDrive(a)
 	db, errB := wire.ParseDrive(b)
 	if errA != nil || errB != nil {

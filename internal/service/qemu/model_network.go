@@ -65,7 +65,8 @@ type parsedNIC struct {
 	props map[string]string
 }
 
-func parseNIC(value string) (parsedNIC, error) {
+// parseNICSlot reads a live net[n] value.
+func parseNICSlot(value string) (parsedNIC, error) {
 	props, err := wire.ParsePropertyString(value, nicModelKey)
 	if err != nil {
 		return parsedNIC{}, err
@@ -112,7 +113,7 @@ func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[s
 		if !wire.IsNetSlot(slot) {
 			continue
 		}
-		p, err := parseNIC(value)
+		p, err := parseNICSlot(value)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", slot, value, err)
 		}
@@ -162,12 +163,12 @@ func networkFromAPI(config pveapi.GuestConfig, prior map[string]nicModel) (map[s
 // does not model (trunks, ...) are kept; so is its MAC address when the
 // configuration does not set one, also across a model change. Without any
 // MAC PVE generates one.
-func (n nicModel) value(live *parsedNIC) (string, error) {
+func (n nicModel) value(live *guestops.LiveSlot[parsedNIC]) (string, error) {
 	props := map[string]string{}
 	mac := ""
 	if live != nil {
-		props = maps.Clone(live.props)
-		mac = live.mac
+		props = maps.Clone(live.Parsed.props)
+		mac = live.Parsed.mac
 	}
 	if guestops.Known(n.MACAddress) {
 		mac = n.MACAddress.ValueString()
@@ -198,12 +199,21 @@ func (n nicModel) value(live *parsedNIC) (string, error) {
 	return wire.FormatPropertyStringOrdered(props, nicModelKey, []string{nicBridgeKey}), nil
 }
 
-// sameNIC reports whether two net[n] values describe the same device.
-func sameNIC(a, b string) bool {
-	pa, errA := parseNIC(a)
-	pb, errB := parseNIC(b)
+// sameNICValue reports whether two net[n] values describe the same device.
+func sameNICValue(a, b string) bool {
+	pa, errA := parseNICSlot(a)
+	pb, errB := parseNICSlot(b)
 	if errA != nil || errB != nil {
 		return a == b
 	}
 	return pa.canonical() == pb.canonical()
+}
+
+// nicSlots reconciles network. A device the plan drops is deleted.
+var nicSlots = guestops.SlotFamily[nicModel, parsedNIC]{
+	Attr:   "network",
+	Parse:  parseNICSlot,
+	Value:  nicModel.value,
+	Same:   sameNICValue,
+	Remove: guestops.RemoveSlot,
 }

@@ -141,14 +141,22 @@ func undeclaredPCISlots(config pveapi.GuestConfig, declared map[string]pciModel)
 	return slots
 }
 
+// parsePCISlot reads a live hostpciN value. A value it cannot read keeps
+// none of its options: the device is rewritten whole, as declared.
+func parsePCISlot(value string) (map[string]string, error) {
+	props, err := wire.ParsePropertyString(value, pciHostKey)
+	if err != nil {
+		props = map[string]string{}
+	}
+	return props, nil
+}
+
 // value is the hostpciN property string for d, keeping the options of the
 // live value the provider does not model.
-func (d pciModel) value(live string) string {
+func (d pciModel) value(live *guestops.LiveSlot[map[string]string]) (string, error) {
 	props := map[string]string{}
-	if live != "" {
-		if parsed, err := wire.ParsePropertyString(live, pciHostKey); err == nil {
-			props = parsed
-		}
+	if live != nil {
+		props = maps.Clone(live.Parsed)
 	}
 	delete(props, pciHostKey)
 	delete(props, pciMappingKey)
@@ -158,7 +166,16 @@ func (d pciModel) value(live string) string {
 	guestops.SetPropBool(props, pciXVGAKey, d.XVGA)
 	guestops.SetPropBool(props, pciROMBarKey, d.ROMBar)
 	guestops.SetPropString(props, pciMDevKey, d.MDev)
-	return wire.FormatPropertyString(props, pciHostKey)
+	return wire.FormatPropertyString(props, pciHostKey), nil
+}
+
+// pciSlots reconciles pci_devices. Slots the plan does not declare are
+// never deleted (W42), even when state had them: the plan warns instead.
+var pciSlots = guestops.SlotFamily[pciModel, map[string]string]{
+	Attr:  "pci_devices",
+	Parse: parsePCISlot,
+	Value: pciModel.value,
+	Same:  samePCIValue,
 }
 
 // samePCIValue compares two hostpciN values as PVE means them: the device
@@ -184,25 +201,10 @@ func samePCIValue(a, b string) bool {
 	})
 }
 
-// addPCIToCreate puts the declared hostpciN slots into the create form.
-func (m *vmModel) addPCIToCreate(form map[string][]string) {
-	for slot, dev := range m.PCIDevices {
-		form[slot] = []string{dev.value("")}
-	}
-}
-
 // pciDevices writes the declared slots that differ from the live ones.
-// Slots the plan does not declare are never deleted (W42), even when state
-// had them: the plan warns instead.
 func (u *configUpdate) pciDevices(_, plan *vmModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.PCIDevices)) {
-		liveValue, present := live[slot]
-		want := plan.PCIDevices[slot].value(liveValue)
-		if !present || !samePCIValue(want, liveValue) {
-			u.delta.Set(slot, want)
-		}
-	}
-	return nil
+	_, err := pciSlots.Reconcile(u.delta, plan.PCIDevices, nil, live)
+	return err
 }
 
 func pciPath(slot, attr string) path.Path {

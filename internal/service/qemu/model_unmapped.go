@@ -33,8 +33,8 @@ func (r *vmResource) RepresentsConfigKey(key, value string) bool {
 	case wire.IsNetSlot(key), wire.IsHostPCISlot(key), wire.IsIPConfigSlot(key):
 		return true
 	case wire.IsDataDiskSlot(key):
-		_, kind, err := classifyDrive(value)
-		return err == nil && kind != driveOther
+		drive, err := parseDriveSlot(value)
+		return err == nil && drive.kind != driveOther
 	}
 	return false
 }
@@ -74,17 +74,17 @@ func (r *vmResource) UnmanagedOptions(key, value string) []string {
 	case wire.IsHostPCISlot(key):
 		return guestops.OptionsOutside(value, pciHostKey, pciOptions...)
 	case wire.IsNetSlot(key):
-		nic, err := parseNIC(value)
+		nic, err := parseNICSlot(value)
 		if err != nil {
 			return nil
 		}
 		return outside(nic.props, nicOptions)
 	case wire.IsDataDiskSlot(key):
-		drive, kind, err := classifyDrive(value)
+		drive, err := parseDriveSlot(value)
 		if err != nil {
 			return nil
 		}
-		if kind == driveData {
+		if drive.kind == driveData {
 			return outside(drive.Options, dataDiskOptions)
 		}
 		return outside(drive.Options, cdromOptions)

@@ -31,8 +31,8 @@ import (
 
 // seedOwner tells whose seed ISO a drive holds, if it holds one.
 func seedOwner(value string) (int, bool) {
-	drive, kind, err := classifyDrive(value)
-	if err != nil || kind != driveCDROM {
+	drive, err := parseDriveSlot(value)
+	if err != nil || drive.kind != driveCDROM {
 		return 0, false
 	}
 	name, isISO := strings.CutPrefix(drive.Volume, pveapi.ContentISO+"/")
@@ -127,7 +127,7 @@ func (r *vmResource) seedUsers(ctx context.Context, node, storage string, vmid i
 			if !wire.IsCDROMSlot(slot) {
 				continue
 			}
-			if drive, _, err := classifyDrive(value); err == nil && drive.Storage == storage {
+			if drive, err := parseDriveSlot(value); err == nil && drive.Storage == storage {
 				if owner, ok := seedOwner(value); ok && owner == vmid {
 					users = append(users, other)
 					break
@@ -185,8 +185,8 @@ func (r *vmResource) checkCloneCanMove(ctx context.Context, source guestops.Clon
 		if !wire.IsCDROMSlot(slot) {
 			continue
 		}
-		drive, kind, err := classifyDrive(source.Config[slot])
-		if err != nil || kind != driveCDROM || drive.Storage == "" || shared[drive.Storage] {
+		drive, err := parseDriveSlot(source.Config[slot])
+		if err != nil || drive.kind != driveCDROM || drive.Storage == "" || shared[drive.Storage] {
 			continue
 		}
 		if owner, isSeed := seedOwner(source.Config[slot]); isSeed && owner == source.VMID && plan.CloudInit != nil {

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/listplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
-	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -173,28 +172,14 @@ func disksSchema() schema.MapNestedAttribute {
 			mapvalidator.KeysAre(fwutil.Format(wire.IsDataDiskSlot, "must be a disk slot: scsi0-scsi30, virtio0-virtio15, sata0-sata5 or ide0-ide3")),
 		},
 		NestedObject: schema.NestedAttributeObject{
-			Attributes: map[string]schema.Attribute{
-				"storage": schema.StringAttribute{
-					MarkdownDescription: "Storage of the volume. Changing it moves the disk with its data (a new volume id).",
-					Required:            true,
-					Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
-				},
-				"size": schema.StringAttribute{
-					MarkdownDescription: "Size: a number is GiB (`32`), or give a unit (`\"512M\"`, `\"1.5T\"`). Grows in place; shrinking is refused. " +
-						"With `import_from` it may be left out (the image's size) or set to grow the imported disk.",
-					Optional:   true,
-					Computed:   true,
-					CustomType: fwutil.SizeType{},
-					PlanModifiers: []planmodifier.String{
-						fwutil.KeepEquivalentSize(),
-						stringplanmodifier.UseStateForUnknown(),
-					},
-				},
-				"volume": schema.StringAttribute{
-					MarkdownDescription: "Volume id, e.g. `local-lvm:vm-120-disk-0`. Stays the same for the life of the disk, except after a storage move.",
-					Computed:            true,
-					PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
-				},
+			Attributes: guestops.WithAttributes(guestops.VolumeAttributes(guestops.VolumeSchema{
+				Storage: "Storage of the volume. Changing it moves the disk with its data (a new volume id).",
+				Size: "Size: a number is GiB (`32`), or give a unit (`\"512M\"`, `\"1.5T\"`). Grows in place; shrinking is refused. " +
+					"With `import_from` it may be left out (the image's size) or set to grow the imported disk.",
+				SizeOptional: true,
+				SizeComputed: true,
+				Volume:       "Volume id, e.g. `local-lvm:vm-120-disk-0`. Stays the same for the life of the disk, except after a storage move.",
+			}), map[string]schema.Attribute{
 				"discard":   schema.BoolAttribute{MarkdownDescription: "Pass discard/TRIM to the storage (`discard=on`; false is `ignore`).", Optional: true},
 				"ssd":       schema.BoolAttribute{MarkdownDescription: "Present the disk as an SSD (scsi, sata, ide only).", Optional: true},
 				"iothread":  schema.BoolAttribute{MarkdownDescription: "Dedicated IO thread (virtio, scsi only).", Optional: true},
@@ -216,7 +201,7 @@ func disksSchema() schema.MapNestedAttribute {
 					Optional:   true,
 					Validators: []validator.String{stringvalidator.RegexMatches(importSourcePattern, "must be a volume id (STORAGE:import/FILE) or an absolute path")},
 				},
-			},
+			}),
 		},
 	}
 }

@@ -34,12 +34,10 @@ func efiDiskSchema() schema.SingleNestedAttribute {
 			"PVE's `ms-cert` record is kept as PVE wrote it. Changing `type` is refused: it would need a new store and lose the EFI variables. " +
 			"Removing `efi_disk` detaches the volume (PVE keeps it as `unusedN`) unless `purge_removed_disks` is true.",
 		Optional: true,
-		Attributes: map[string]schema.Attribute{
-			"storage": schema.StringAttribute{
-				MarkdownDescription: "Storage of the EFI variable store. Changing it moves the volume with its data.",
-				Required:            true,
-				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
-			},
+		Attributes: guestops.WithAttributes(guestops.VolumeAttributes(guestops.VolumeSchema{
+			Storage: "Storage of the EFI variable store. Changing it moves the volume with its data.",
+			Volume:  "Volume id of the store.",
+		}), map[string]schema.Attribute{
 			"type": schema.StringAttribute{
 				MarkdownDescription: "Store size: `4m` (needed for Secure Boot) or `2m`. When left out a new store is `4m`, and an existing one keeps its type.",
 				Optional:            true,
@@ -53,12 +51,7 @@ func efiDiskSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),
 			},
-			"volume": schema.StringAttribute{
-				MarkdownDescription: "Volume id of the store.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
-			},
-		},
+		}),
 	}
 }
 
@@ -68,12 +61,10 @@ func tpmStateSchema() schema.SingleNestedAttribute {
 			"Changing `version` is refused: it would need a new TPM volume and lose the secrets sealed in it. " +
 			"Removing `tpm_state` detaches the volume (PVE keeps it as `unusedN`) unless `purge_removed_disks` is true.",
 		Optional: true,
-		Attributes: map[string]schema.Attribute{
-			"storage": schema.StringAttribute{
-				MarkdownDescription: "Storage of the TPM state. Changing it moves the volume with its data.",
-				Required:            true,
-				Validators:          []validator.String{fwutil.Format(wire.IsStorageID, "must be a storage id")},
-			},
+		Attributes: guestops.WithAttributes(guestops.VolumeAttributes(guestops.VolumeSchema{
+			Storage: "Storage of the TPM state. Changing it moves the volume with its data.",
+			Volume:  "Volume id of the TPM state.",
+		}), map[string]schema.Attribute{
 			"version": schema.StringAttribute{
 				MarkdownDescription: "TPM version: `v2.0` (default) or `v1.2`. Fixed for the life of the TPM.",
 				Optional:            true,
@@ -81,12 +72,7 @@ func tpmStateSchema() schema.SingleNestedAttribute {
 				Default:             stringdefault.StaticString("v2.0"),
 				Validators:          []validator.String{stringvalidator.OneOf("v1.2", "v2.0")},
 			},
-			"volume": schema.StringAttribute{
-				MarkdownDescription: "Volume id of the TPM state.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{guestops.VolumeFollowsStorage()},
-			},
-		},
+		}),
 	}
 }
 

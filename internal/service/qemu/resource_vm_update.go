@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/url"
-	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -62,10 +61,10 @@ func toUpdate(state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, err
 	if err := u.disks(state, plan, live); err != nil {
 		return nil, err
 	}
-	if err := u.cdroms(state, plan, live); err != nil {
+	if _, err := cdromSlots.Reconcile(u.delta, plan.CDROMs, state.CDROMs, live); err != nil {
 		return nil, err
 	}
-	if err := u.network(state, plan, live); err != nil {
+	if _, err := nicSlots.Reconcile(u.delta, plan.Network, state.Network, live); err != nil {
 		return nil, err
 	}
 	if err := u.hardware(state, plan, live); err != nil {
@@ -86,112 +85,17 @@ func toUpdate(state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, err
 	return u, nil
 }
 
+// disks writes the disks. A disk written into an empty slot is in create
+// form: PVE allocates it.
 func (u *configUpdate) disks(state, plan *vmModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.Disks)) {
-		want := plan.Disks[slot]
-		liveValue, present := live[slot]
-		if !present {
-			value, err := want.createForm()
-			if err != nil {
-				return fmt.Errorf("disks.%s: %w", slot, err)
-			}
-			u.delta.Set(slot, value)
-			u.allocates = true
-			continue
-		}
-		drive, kind, err := classifyDrive(liveValue)
-		if err != nil {
-			return fmt.Errorf("disks.%s: PVE reports %q: %w", slot, liveValue, err)
-		}
-		if kind != driveData {
-			return fmt.Errorf("disks.%s: the slot holds a %s in PVE (%s); declare the disk in a free slot", slot, kind, liveValue)
-		}
-		value, err := want.liveForm(drive)
-		if err != nil {
-			return fmt.Errorf("disks.%s: %w", slot, err)
-		}
-		if !sameDrive(value, liveValue) {
-			u.delta.Set(slot, value)
-		}
+	changes, err := diskSlots.Reconcile(u.delta, plan.Disks, state.Disks, live)
+	if err != nil {
+		return err
 	}
-	for _, slot := range slices.Sorted(maps.Keys(state.Disks)) {
-		if _, kept := plan.Disks[slot]; kept {
-			continue
-		}
-		liveValue, present := live[slot]
-		if !present {
-			continue
-		}
-		if drive, kind, err := classifyDrive(liveValue); err == nil && kind == driveData {
-			u.delta.Delete(slot)
-			u.detached[slot] = drive.VolumeID()
-		}
+	if len(changes.Created) > 0 {
+		u.allocates = true
 	}
-	return nil
-}
-
-func (u *configUpdate) cdroms(state, plan *vmModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.CDROMs)) {
-		liveValue, present := live[slot]
-		var liveDrive *wire.Drive
-		if present {
-			drive, kind, err := classifyDrive(liveValue)
-			if err != nil {
-				return fmt.Errorf("cdroms.%s: PVE reports %q: %w", slot, liveValue, err)
-			}
-			if kind != driveCDROM {
-				return fmt.Errorf("cdroms.%s: the slot holds a %s in PVE (%s); declare the CD-ROM in a free slot", slot, kind, liveValue)
-			}
-			liveDrive = &drive
-		}
-		value, err := plan.CDROMs[slot].value(liveDrive)
-		if err != nil {
-			return fmt.Errorf("cdroms.%s: %w", slot, err)
-		}
-		if !present || !sameDrive(value, liveValue) {
-			u.delta.Set(slot, value)
-		}
-	}
-	for _, slot := range slices.Sorted(maps.Keys(state.CDROMs)) {
-		if _, kept := plan.CDROMs[slot]; kept {
-			continue
-		}
-		if liveValue, present := live[slot]; present {
-			if _, kind, err := classifyDrive(liveValue); err == nil && kind == driveCDROM {
-				u.delta.Delete(slot)
-			}
-		}
-	}
-	return nil
-}
-
-func (u *configUpdate) network(state, plan *vmModel, live pveapi.GuestConfig) error {
-	for _, slot := range slices.Sorted(maps.Keys(plan.Network)) {
-		liveValue, present := live[slot]
-		var liveNIC *parsedNIC
-		if present {
-			p, err := parseNIC(liveValue)
-			if err != nil {
-				return fmt.Errorf("network.%s: PVE reports %q: %w", slot, liveValue, err)
-			}
-			liveNIC = &p
-		}
-		value, err := plan.Network[slot].value(liveNIC)
-		if err != nil {
-			return fmt.Errorf("network.%s: %w", slot, err)
-		}
-		if !present || !sameNIC(value, liveValue) {
-			u.delta.Set(slot, value)
-		}
-	}
-	for _, slot := range slices.Sorted(maps.Keys(state.Network)) {
-		if _, kept := plan.Network[slot]; kept {
-			continue
-		}
-		if _, present := live[slot]; present {
-			u.delta.Delete(slot)
-		}
-	}
+	maps.Copy(u.detached, changes.Detached)
 	return nil
 }
 
@@ -258,11 +162,11 @@ func diskFollowUps(plan *vmModel, live pveapi.GuestConfig) ([]guestops.Resize, [
 		if !present {
 			continue
 		}
-		drive, kind, err := classifyDrive(value)
-		if err != nil || kind != driveData {
+		drive, err := parseDriveSlot(value)
+		if err != nil || drive.kind != driveData {
 			return nil, nil, fmt.Errorf("disks.%s: PVE reports %q, not a data disk", slot, value)
 		}
-		drives[slot] = drive
+		drives[slot] = drive.Drive
 	}
 	return guestops.FollowUps(guestops.DiskNoun, planned, drives)
 }
