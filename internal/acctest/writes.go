@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 )
 
 // WriteWatch asserts that a test step sent no write (anything but a GET)
 // to one guest of the simulator: Mark, as the step's PreConfig, counts the
-// writes so far; None, in its Check, fails when there are more.
+// writes so far; None, in its state checks, fails when there are more.
 type WriteWatch struct {
 	tg *Target
 	// guestPath is the guest's API path, "/nodes/NODE/qemu/VMID", known
@@ -39,11 +39,11 @@ func (w *WriteWatch) count() int {
 func (w *WriteWatch) Mark() { w.before = w.count() }
 
 // None fails when writes were sent to the guest since Mark.
-func (w *WriteWatch) None() resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func (w *WriteWatch) None() statecheck.StateCheck {
+	return CheckState(func(*tfjson.State) error {
 		if after := w.count(); after != w.before {
 			return fmt.Errorf("the step sent %d writes to %s, want none", after-w.before, w.guestPath())
 		}
 		return nil
-	}
+	})
 }

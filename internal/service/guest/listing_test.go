@@ -3,11 +3,11 @@ package guest
 import (
 	"context"
 	"encoding/json"
-	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -93,8 +93,8 @@ func TestSummaryOfVM(t *testing.T) {
 		t.Errorf("summary = %+v", got)
 	}
 	// W19: tags come back folded to lowercase, without repeats.
-	if tags := setStrings(t, got.Tags); !reflect.DeepEqual(tags, []string{"prod", "web"}) {
-		t.Errorf("tags = %v", tags)
+	if diff := cmp.Diff([]string{"prod", "web"}, setStrings(t, got.Tags)); diff != "" {
+		t.Errorf("tags mismatch (-want +got):\n%s", diff)
 	}
 	if got.Memory.ValueInt64() != 1024 || got.CPUs.ValueInt64() != 4 {
 		t.Errorf("memory = %v MiB, cpus = %v", got.Memory, got.CPUs)
@@ -129,8 +129,8 @@ func TestSummaryOfContainer(t *testing.T) {
 		t.Errorf("summary = %+v", got)
 	}
 	// W19.
-	if tags := setStrings(t, got.Tags); !reflect.DeepEqual(tags, []string{"infra", "prod"}) {
-		t.Errorf("tags = %v", tags)
+	if diff := cmp.Diff([]string{"infra", "prod"}, setStrings(t, got.Tags)); diff != "" {
+		t.Errorf("tags mismatch (-want +got):\n%s", diff)
 	}
 	if got.Memory.ValueInt64() != 256 || got.CPUs.ValueInt64() != 2 {
 		t.Errorf("memory = %v MiB, cpus = %v", got.Memory, got.CPUs)
@@ -197,12 +197,12 @@ func TestNameOf(t *testing.T) {
 func TestListedTagsKeepsOddTags(t *testing.T) {
 	t.Parallel()
 	entry := pveapi.Resource{Type: "qemu", Tags: "B;a b;A"}
-	if got := listedTags(entry); !reflect.DeepEqual(got, []string{"a", "b"}) {
-		t.Errorf("listedTags = %v", got)
+	if diff := cmp.Diff([]string{"a", "b"}, listedTags(entry)); diff != "" {
+		t.Errorf("listedTags mismatch (-want +got):\n%s", diff)
 	}
 	odd := pveapi.Resource{Type: "lxc", Tags: "Ok;bad!tag"}
-	if got := listedTags(odd); !reflect.DeepEqual(got, []string{"bad!tag", "ok"}) {
-		t.Errorf("listedTags = %v", got)
+	if diff := cmp.Diff([]string{"bad!tag", "ok"}, listedTags(odd)); diff != "" {
+		t.Errorf("listedTags mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -245,12 +245,21 @@ func TestSelect(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if got := vmids(tt.kind.Select(listing, tt.filter)); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("selected %v, want %v", got, tt.want)
+			if diff := cmp.Diff(tt.want, vmids(tt.kind.Select(listing, tt.filter))); diff != "" {
+				t.Errorf("selected VMIDs mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
+
+// samePattern compares compiled patterns by their source, which is what a
+// filter keeps of the configuration.
+var samePattern = cmp.Comparer(func(a, b *regexp.Regexp) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.String() == b.String()
+})
 
 func TestNewFilter(t *testing.T) {
 	t.Parallel()
@@ -260,8 +269,11 @@ func TestNewFilter(t *testing.T) {
 		Node: types.StringNull(), Tags: types.SetNull(types.StringType),
 		NameRegex: types.StringNull(), Template: types.BoolNull(),
 	})
-	if diags.HasError() || !reflect.DeepEqual(none, Filter{}) {
-		t.Errorf("filter of an empty configuration = %+v, %v", none, diags)
+	if diags.HasError() {
+		t.Errorf("filter of an empty configuration: %v", diags)
+	}
+	if diff := cmp.Diff(Filter{}, none, samePattern); diff != "" {
+		t.Errorf("filter of an empty configuration mismatch (-want +got):\n%s", diff)
 	}
 
 	f, diags := containerWords.NewFilter(ctx, FilterConfig{
@@ -274,9 +286,10 @@ func TestNewFilter(t *testing.T) {
 		t.Fatalf("diagnostics: %v", diags)
 	}
 	// W19: tags are compared in PVE's normalised form.
-	if f.Node != "pve1" || !reflect.DeepEqual(f.Tags, []string{"prod", "web"}) ||
-		f.NameRegex.String() != "^dns" || f.Template == nil || *f.Template {
-		t.Errorf("filter = %+v", f)
+	no := false
+	want := Filter{Node: "pve1", Tags: []string{"prod", "web"}, NameRegex: regexp.MustCompile("^dns"), Template: &no}
+	if diff := cmp.Diff(want, f, samePattern); diff != "" {
+		t.Errorf("filter mismatch (-want +got):\n%s", diff)
 	}
 
 	// A pattern unknown at plan time is checked at read time, on the

@@ -49,12 +49,13 @@ func TestAccContainer_pve84UnprivilegedByDefault(t *testing.T) {
 				},
 			},
 			ConfigStateChecks: []statecheck.StateCheck{
+				ct.record(),
+				ct.configHas(map[string]string{
+					"unprivileged": "1", "features": "nesting=1",
+				}),
 				statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("unprivileged"), knownvalue.Bool(true)),
 				statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("features").AtMapKey("nesting"), knownvalue.Bool(true)),
 			},
-			Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{
-				"unprivileged": "1", "features": "nesting=1",
-			})),
 		}},
 	})
 }
@@ -95,16 +96,20 @@ func TestAccContainer_pve84PrivilegedKeptWithoutAttribute(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"unprivileged": ""}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("unprivileged"), knownvalue.Bool(false)),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"unprivileged": ""})),
 			},
 			{
 				// Other changes are updates in place; the container stays
 				// privileged.
 				Config:           ctConfig(tg, body+"  memory = { size = 1024 }\n"),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.keeps("rootfs"), ct.configHas(map[string]string{"unprivileged": "", "memory": "1024"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs"),
+					ct.configHas(map[string]string{"unprivileged": "", "memory": "1024"}),
+				},
 			},
 		},
 	})

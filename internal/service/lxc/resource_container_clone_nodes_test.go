@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -71,9 +74,9 @@ func TestAccContainerCloneAcrossNodesW14(t *testing.T) {
   hostname = "far-ct"
   clone    = { source_vmid = %d, source_node = "pve1" }
 `, ctTemplateVMID)),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						resource.TestCheckResourceAttr(ctAddr, "node", "pve2"),
-						func(s *terraform.State) error {
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
+						acctest.CheckState(func(s *tfjson.State) error {
 							c, err := ctLiveConfig(tg, s)
 							if err != nil {
 								return err
@@ -92,8 +95,8 @@ func TestAccContainerCloneAcrossNodesW14(t *testing.T) {
 								return fmt.Errorf("a clone from local storage needs one migration, saw %d", migrations)
 							}
 							return nil
-						},
-					),
+						}),
+					},
 				}},
 			})
 		})
@@ -118,25 +121,27 @@ func TestAccContainerCloneLostAnswerW13(t *testing.T) {
   hostname = "lost-ct"
   clone    = { source_vmid = %d }
 `, ctTemplateVMID)),
-			Check: func(s *terraform.State) error {
-				guests, err := containersBesideTemplate(tg)
-				if err != nil {
-					return err
-				}
-				if len(guests) != 1 {
-					return fmt.Errorf("want exactly one clone, PVE has %v", guests)
-				}
-				if n := sim.Count("POST", "/nodes/{node}/lxc/{vmid}/clone"); n != 1 {
-					return fmt.Errorf("want one clone request (the lost one, then adoption), got %d", n)
-				}
-				c, err := ctLiveConfig(tg, s)
-				if err != nil {
-					return err
-				}
-				if c["description"] != "golden container\n" { // W20: PVE's read-back form
-					return fmt.Errorf("description %q: want the template's, without the clone marker", c["description"])
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(s *tfjson.State) error {
+					guests, err := containersBesideTemplate(tg)
+					if err != nil {
+						return err
+					}
+					if len(guests) != 1 {
+						return fmt.Errorf("want exactly one clone, PVE has %v", guests)
+					}
+					if n := sim.Count("POST", "/nodes/{node}/lxc/{vmid}/clone"); n != 1 {
+						return fmt.Errorf("want one clone request (the lost one, then adoption), got %d", n)
+					}
+					c, err := ctLiveConfig(tg, s)
+					if err != nil {
+						return err
+					}
+					if c["description"] != "golden container\n" { // W20: PVE's read-back form
+						return fmt.Errorf("description %q: want the template's, without the clone marker", c["description"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -165,10 +170,12 @@ func TestAccContainerCloneFailedMigrationResumesW13W14(t *testing.T) {
 			{Config: config, ExpectError: errorLike("migration aborted")},
 			{
 				Config: config,
-				Check: func(s *terraform.State) error {
-					return oneFinishedContainerOn(tg, s, "pve2", map[string]int{
-						"/nodes/{node}/lxc/{vmid}/clone": 1, migrate: 2,
-					})
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(s *tfjson.State) error {
+						return oneFinishedContainerOn(tg, s, "pve2", map[string]int{
+							"/nodes/{node}/lxc/{vmid}/clone": 1, migrate: 2,
+						})
+					}),
 				},
 			},
 		},
@@ -213,14 +220,14 @@ func TestAccContainerCloneAdoptsHalfMadeOnTargetNodeW13(t *testing.T) {
   clone    = { source_vmid = %d, source_node = "pve1" }
   cpu      = { cores = 3 }
 `, ctTemplateVMID)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(ctAddr, "vmid", strconv.Itoa(halfMade)),
-				func(s *terraform.State) error {
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(int64(halfMade))),
+				acctest.CheckState(func(s *tfjson.State) error {
 					return oneFinishedContainerOn(tg, s, "pve2", map[string]int{
 						"/nodes/{node}/lxc/{vmid}/clone": 0, "/nodes/{node}/lxc/{vmid}/migrate": 0,
 					})
-				},
-			),
+				}),
+			},
 		}},
 	})
 }
@@ -228,7 +235,7 @@ func TestAccContainerCloneAdoptsHalfMadeOnTargetNodeW13(t *testing.T) {
 // oneFinishedContainerOn checks that PVE holds exactly the state's
 // container besides the template, on node, without the clone marker, and
 // that the simulator saw the given number of requests per POST path.
-func oneFinishedContainerOn(tg *acctest.Target, s *terraform.State, node string, posts map[string]int) error {
+func oneFinishedContainerOn(tg *acctest.Target, s *tfjson.State, node string, posts map[string]int) error {
 	guests, err := containersBesideTemplate(tg)
 	if err != nil {
 		return err

@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"strconv"
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -53,16 +55,13 @@ func makeContainerTemplateOn(t *testing.T, tg *acctest.Target, node, storage str
 	}
 }
 
-func ctLiveConfig(tg *acctest.Target, s *terraform.State) (map[string]string, error) {
-	rs, ok := s.RootModule().Resources[ctAddr]
-	if !ok {
-		return nil, fmt.Errorf("%s not in state", ctAddr)
-	}
-	vmid, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
+// ctLiveConfig is the config PVE holds for the container in state.
+func ctLiveConfig(tg *acctest.Target, state *tfjson.State) (map[string]string, error) {
+	node, vmid, err := acctest.GuestFromState(state, ctAddr)
 	if err != nil {
 		return nil, err
 	}
-	return tg.Client.GuestConfig(context.Background(), rs.Primary.Attributes["node"], pveapi.GuestTypeLXC, vmid)
+	return tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeLXC, vmid)
 }
 
 // W14: a container clone takes its declared hostname and cores, inherits
@@ -80,8 +79,8 @@ func TestAccContainerCloneW14(t *testing.T) {
   cpu      = { cores = %d }
 `, ctTemplateVMID, cores))
 	}
-	inherited := func(wantCores string) resource.TestCheckFunc {
-		return func(s *terraform.State) error {
+	inherited := func(wantCores string) statecheck.StateCheck {
+		return acctest.CheckState(func(s *tfjson.State) error {
 			c, err := ctLiveConfig(tg, s)
 			if err != nil {
 				return err
@@ -96,25 +95,25 @@ func TestAccContainerCloneW14(t *testing.T) {
 				return fmt.Errorf("inherited volumes not kept: rootfs=%q mp0=%q", c["rootfs"], c["mp0"])
 			}
 			return nil
-		}
+		})
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: config(4),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(ctAddr, "node", "pve2"),
-					resource.TestCheckNoResourceAttr(ctAddr, "mount_points.mp0"),
-					resource.TestCheckNoResourceAttr(ctAddr, "root_disk"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("mount_points"), acctest.NullOrLacks("mp0")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("root_disk"), knownvalue.Null()),
 					inherited("4"),
-				),
+				},
 			},
 			{
 				Config: config(3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: inherited("3"),
+				ConfigStateChecks: []statecheck.StateCheck{inherited("3")},
 			},
 		},
 	})

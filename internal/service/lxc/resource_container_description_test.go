@@ -49,26 +49,27 @@ func TestAccContainer_descriptionW20(t *testing.T) {
 			{
 				Config: ctConfig(tg, describedBody(description("one line"))),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"description": "one line\n"}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.StringExact("one line")),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"description": "one line\n"})),
 			},
 			{
 				Config:           ctConfig(tg, describedBody(description("first\nsecond"))),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.configHas(map[string]string{"description": "first\nsecond\n"}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.StringExact("first\nsecond")),
 				},
-				Check: ct.configHas(map[string]string{"description": "first\nsecond\n"}),
 			},
 			{
 				// A heredoc ends in a newline, which is exactly what PVE
 				// stores: kept as written.
 				Config: ctConfig(tg, describedBody(heredoc)),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.configHas(map[string]string{"description": "first line\n\nthird line\n"}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.StringExact("first line\n\nthird line\n")),
 				},
-				Check: ct.configHas(map[string]string{"description": "first line\n\nthird line\n"}),
 			},
 			{
 				Config:           ctConfig(tg, describedBody(heredoc)),
@@ -79,9 +80,9 @@ func TestAccContainer_descriptionW20(t *testing.T) {
 				Config:           ctConfig(tg, describedBody("")),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.configHas(map[string]string{"description": ""}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.Null()),
 				},
-				Check: ct.configHas(map[string]string{"description": ""}),
 			},
 		},
 	})
@@ -120,9 +121,9 @@ func TestAccContainer_descriptionImportW20(t *testing.T) {
 				Config:           ctConfig(tg, body),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.StringExact("made by hand\nsecond line")),
 				},
-				Check: ct.record(),
 			},
 		},
 	})

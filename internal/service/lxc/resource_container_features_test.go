@@ -48,18 +48,18 @@ func TestAccContainer_importFeaturesAllOffW33(t *testing.T) {
 				Config:           body(`  features = { keyctl = false }`),
 				ConfigPlanChecks: empty,
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("features").AtMapKey("keyctl"), knownvalue.Bool(false)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("features").AtMapKey("nesting"), knownvalue.Bool(false)),
 				},
-				Check: ct.record(),
 			},
 			{Config: body(`  features = { nesting = false, fuse = false, mknod = false }`), ConfigPlanChecks: empty},
 			{Config: body(""), ConfigPlanChecks: empty},
 			{
 				// A declared flag is written.
-				Config:           body(`  features = { nesting = true }`),
-				ConfigPlanChecks: expectUpdate(),
-				Check:            ct.configHas(map[string]string{"features": "nesting=1"}),
+				Config:            body(`  features = { nesting = true }`),
+				ConfigPlanChecks:  expectUpdate(),
+				ConfigStateChecks: []statecheck.StateCheck{ct.configHas(map[string]string{"features": "nesting=1"})},
 			},
 		},
 	})

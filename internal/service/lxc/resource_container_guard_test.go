@@ -6,11 +6,11 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -42,7 +42,7 @@ func TestAccContainer_dataLossGuardAtPlanW22(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{
-			{Config: ctConfig(tg, smallCT("", "")), Check: ct.record()},
+			{Config: ctConfig(tg, smallCT("", "")), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				// W22: neither the root disk nor a mount point shrinks.
 				Config: ctConfig(tg, `
@@ -117,10 +117,13 @@ func TestAccContainer_removedMountPointDetachesW24AndProtection(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: ctConfig(tg, smallCT("  reboot_after_update = true", twoMounts)),
-				Check: resource.ComposeTestCheckFunc(ct.record(), func(*terraform.State) error {
-					detached, purged = ct.volumes["mp1"], ct.volumes["mp2"]
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						detached, purged = ct.volumes["mp1"], ct.volumes["mp2"]
+						return nil
+					}),
+				},
 			},
 			{
 				// W24: without purge, mp1's volume stays as unusedN. A
@@ -129,18 +132,28 @@ func TestAccContainer_removedMountPointDetachesW24AndProtection(t *testing.T) {
 				Config: ctConfig(tg, smallCT("  reboot_after_update = true", `mp0 = { storage = "local-lvm", size = 2, path = "/data" }
     mp2 = { storage = "local-lvm", size = "512M", path = "/cache" }`)),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0", "mp2"), ct.hasUnused(&detached, true)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0", "mp2"),
+					ct.hasUnused(&detached, true),
+				},
 			},
 			{
 				// With purge_removed_disks the removed volume is destroyed.
 				Config:           ctConfig(tg, smallCT("  reboot_after_update = true\n  purge_removed_disks = true", `mp0 = { storage = "local-lvm", size = 2, path = "/data" }`)),
 				ConfigPlanChecks: expectUpdate(),
-				Check: resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.hasUnused(&purged, false), ct.volumeExists(&purged, false),
-					ct.hasUnused(&detached, true)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.hasUnused(&purged, false),
+					ct.volumeExists(&purged, false),
+					ct.hasUnused(&detached, true),
+				},
 			},
 			{
 				Config: ctConfig(tg, smallCT("  started = false\n  purge_removed_disks = true\n  protection = true", "")),
-				Check:  resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.configHas(map[string]string{"protection": "1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.configHas(map[string]string{"protection": "1"}),
+				},
 			},
 			{
 				// A protected container is not destroyed.
@@ -148,9 +161,9 @@ func TestAccContainer_removedMountPointDetachesW24AndProtection(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)Container Is Protected.*Set\s+protection\s+=\s+false\s+and\s+apply`),
 			},
 			{
-				Config:           ctConfig(tg, smallCT("  started = false\n  purge_removed_disks = true\n  protection = false", "")),
-				ConfigPlanChecks: expectUpdate(),
-				Check:            ct.keeps("rootfs", "mp0"),
+				Config:            ctConfig(tg, smallCT("  started = false\n  purge_removed_disks = true\n  protection = false", "")),
+				ConfigPlanChecks:  expectUpdate(),
+				ConfigStateChecks: []statecheck.StateCheck{ct.keeps("rootfs", "mp0")},
 			},
 		},
 	})
@@ -158,10 +171,10 @@ func TestAccContainer_removedMountPointDetachesW24AndProtection(t *testing.T) {
 
 // hasUnused asserts whether an unusedN key holds *volid, read when the
 // check runs.
-func (c *ctRef) hasUnused(volidAt *string, want bool) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
+func (c *ctRef) hasUnused(volidAt *string, want bool) statecheck.StateCheck {
+	return acctest.CheckState(func(s *tfjson.State) error {
 		volid := *volidAt
-		if err := c.load(s); err != nil {
+		if err := c.Load(s); err != nil {
 			return err
 		}
 		config, err := c.config()
@@ -178,18 +191,18 @@ func (c *ctRef) hasUnused(volidAt *string, want bool) resource.TestCheckFunc {
 			return fmt.Errorf("volume %s kept as unusedN: %v, want %v (config %v)", volid, found, want, config)
 		}
 		return nil
-	}
+	})
 }
 
 // volumeExists asserts whether the volume *volidAt is on its storage.
-func (c *ctRef) volumeExists(volidAt *string, want bool) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
+func (c *ctRef) volumeExists(volidAt *string, want bool) statecheck.StateCheck {
+	return acctest.CheckState(func(s *tfjson.State) error {
 		volid := *volidAt
-		if err := c.load(s); err != nil {
+		if err := c.Load(s); err != nil {
 			return err
 		}
 		storage, _, _ := cutVolid(volid)
-		vols, err := c.tg.Client.StorageContent(context.Background(), c.node, storage, "")
+		vols, err := c.tg.Client.StorageContent(context.Background(), c.Node, storage, "")
 		if err != nil {
 			return err
 		}
@@ -203,7 +216,7 @@ func (c *ctRef) volumeExists(volidAt *string, want bool) resource.TestCheckFunc 
 			return fmt.Errorf("volume %s exists: %v, want %v", volid, found, want)
 		}
 		return nil
-	}
+	})
 }
 
 func cutVolid(volid string) (storage, name string, ok bool) {
@@ -233,7 +246,7 @@ func TestAccContainer_storageMoveKeepsDataW23(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{
-			{Config: ctConfig(tg, smallCT("", "")), Check: ct.record()},
+			{Config: ctConfig(tg, smallCT("", "")), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				// W23: the volume moves with its data; PVE moves a
 				// container's volumes only while it is stopped, so it is
@@ -241,18 +254,20 @@ func TestAccContainer_storageMoveKeepsDataW23(t *testing.T) {
 				Config:           ctConfig(tg, smallCT("", `mp0 = { storage = "local-zfs", size = 2, path = "/data" }`)),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs"),
+					acctest.CheckState(func(s *tfjson.State) error {
+						vols, err := ct.volumeIDs()
+						if err != nil {
+							return err
+						}
+						if storage, _, _ := cutVolid(vols["mp0"]); storage != "local-zfs" {
+							return fmt.Errorf("mp0 is %s after the move", vols["mp0"])
+						}
+						return nil
+					}),
+					ct.mountOption("mp0", "mp", "/data"),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.keeps("rootfs"), func(s *terraform.State) error {
-					vols, err := ct.volumeIDs()
-					if err != nil {
-						return err
-					}
-					if storage, _, _ := cutVolid(vols["mp0"]); storage != "local-zfs" {
-						return fmt.Errorf("mp0 is %s after the move", vols["mp0"])
-					}
-					return nil
-				}, ct.mountOption("mp0", "mp", "/data")),
 			},
 		},
 	})

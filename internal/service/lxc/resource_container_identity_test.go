@@ -6,8 +6,10 @@ import (
 	"net/url"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -33,17 +35,29 @@ func strangerCT(t *testing.T, tg *acctest.Target, node string, vmid int) {
 	t.Cleanup(func() { destroyOutside(tg, node, vmid) })
 }
 
-func strangerCTUntouched(tg *acctest.Target, node string, vmid *int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeLXC, *vmid)
-		if err != nil {
-			return fmt.Errorf("the container at VMID %d: %w", *vmid, err)
-		}
-		if config["hostname"] != "stranger" {
-			return fmt.Errorf("the container at VMID %d was changed: hostname %q", *vmid, config["hostname"])
-		}
-		return nil
+// strangerCTIntact checks that the container at vmid is still the
+// stranger as it was made.
+func strangerCTIntact(tg *acctest.Target, node string, vmid int) error {
+	config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeLXC, vmid)
+	if err != nil {
+		return fmt.Errorf("the container at VMID %d: %w", vmid, err)
 	}
+	if config["hostname"] != "stranger" {
+		return fmt.Errorf("the container at VMID %d was changed: hostname %q", vmid, config["hostname"])
+	}
+	return nil
+}
+
+// strangerCTUntouched is strangerCTIntact after a step; *vmid is read when
+// the check runs.
+func strangerCTUntouched(tg *acctest.Target, node string, vmid *int) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error { return strangerCTIntact(tg, node, *vmid) })
+}
+
+// strangerCTUntouchedAfterDestroy is strangerCTIntact once the test's
+// resources are destroyed.
+func strangerCTUntouchedAfterDestroy(tg *acctest.Target, node string, vmid *int) resource.TestCheckFunc {
+	return func(*terraform.State) error { return strangerCTIntact(tg, node, *vmid) }
 }
 
 // A container deleted outside Terraform whose VMID PVE then gave to
@@ -56,16 +70,19 @@ func TestAccContainer_strangerAtVMIDIsNotOurs(t *testing.T) {
 	var taken int
 
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: resource.ComposeTestCheckFunc(checkCTDestroyed(ct), strangerCTUntouched(tg, "pve1", &taken)),
+		CheckDestroy: resource.ComposeTestCheckFunc(checkCTDestroyed(ct), strangerCTUntouchedAfterDestroy(tg, "pve1", &taken)),
 		Steps: []resource.TestStep{
 			{
 				Config: ctConfig(tg, smallCT("", "")),
-				Check: resource.ComposeTestCheckFunc(ct.record(), func(*terraform.State) error {
-					taken = ct.vmid
-					destroyOutside(tg, ct.node, ct.vmid)
-					strangerCT(t, tg, "pve1", taken)
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						taken = ct.VMID
+						destroyOutside(tg, ct.Node, ct.VMID)
+						strangerCT(t, tg, "pve1", taken)
+						return nil
+					}),
+				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
@@ -73,13 +90,16 @@ func TestAccContainer_strangerAtVMIDIsNotOurs(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionCreate)},
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), strangerCTUntouched(tg, "pve1", &taken),
-					func(*terraform.State) error {
-						if ct.vmid == taken {
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					strangerCTUntouched(tg, "pve1", &taken),
+					acctest.CheckState(func(*tfjson.State) error {
+						if ct.VMID == taken {
 							return fmt.Errorf("the new container has the stranger's VMID %d", taken)
 						}
 						return nil
 					}),
+				},
 			},
 		},
 	})

@@ -101,12 +101,12 @@ func TestAccContainer_importThenEmptyPlanW35(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("os_template"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(int64(vmid))),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("memory").AtMapKey("size"), knownvalue.Int64Exact(512)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("unprivileged"), knownvalue.Bool(true)),
 				},
-				Check: ct.record(),
 			},
 			{
 				// W35: setting the template afterwards records it; it does
@@ -114,9 +114,9 @@ func TestAccContainer_importThenEmptyPlanW35(t *testing.T) {
 				Config:           ctConfig(tg, importedBody+"  os_template = \""+ctTemplate+"\"\n"),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("os_template"), knownvalue.StringExact(ctTemplate)),
 				},
-				Check: ct.keeps("rootfs", "mp0"),
 			},
 			{
 				// Import by NODE/VMID gives the same state, but for the

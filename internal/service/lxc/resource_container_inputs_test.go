@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
@@ -25,18 +26,21 @@ func TestAccContainer_sshKeysFromFile(t *testing.T) {
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{{
 			Config: ctConfig(tg, smallCT("  ssh_public_keys = ["+keys+"]", "")),
-			Check: resource.ComposeTestCheckFunc(ct.record(), func(*terraform.State) error {
-				if tg.Sim == nil {
-					return nil
-				}
-				g, _ := tg.Sim.Guest(ct.vmid)
-				for _, key := range []string{testKey1, testKey2} {
-					if !strings.Contains(g.AuthorizedKeys, key) {
-						return fmt.Errorf("key %q missing from the container's keys %q", key, g.AuthorizedKeys)
+			ConfigStateChecks: []statecheck.StateCheck{
+				ct.record(),
+				acctest.CheckState(func(*tfjson.State) error {
+					if tg.Sim == nil {
+						return nil
 					}
-				}
-				return nil
-			}),
+					g, _ := tg.Sim.Guest(ct.VMID)
+					for _, key := range []string{testKey1, testKey2} {
+						if !strings.Contains(g.AuthorizedKeys, key) {
+							return fmt.Errorf("key %q missing from the container's keys %q", key, g.AuthorizedKeys)
+						}
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }

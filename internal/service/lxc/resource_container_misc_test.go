@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -46,22 +46,25 @@ func TestAccContainer_createOnlySecretsKeysAndTTYsW39(t *testing.T) {
 			{
 				Config: ctConfig(tg, secrets(1, testKey1)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("password_wo"), knownvalue.Null()),
-				},
-				// W39: PVE takes tty at create; it goes with the create
-				// request, not in a config update after it.
-				Check: resource.ComposeTestCheckFunc(ct.record(), noSecretInState(testPassword), ttySentAtCreate(tg, "4"),
-					ct.configHas(map[string]string{"tty": "4", "cmode": "console", "console": "1"}), func(*terraform.State) error {
+					ct.record(),
+					noSecretInState(testPassword),
+					// W39: PVE takes tty at create; it goes with the create
+					// request, not in a config update after it.
+					ttySentAtCreate(tg, "4"),
+					ct.configHas(map[string]string{"tty": "4", "cmode": "console", "console": "1"}),
+					acctest.CheckState(func(*tfjson.State) error {
 						if tg.Sim == nil {
 							return nil
 						}
-						g, _ := tg.Sim.Guest(ct.vmid)
+						g, _ := tg.Sim.Guest(ct.VMID)
 						if g.PasswordHash == "" || !strings.Contains(g.AuthorizedKeys, testKey1) {
 							return fmt.Errorf("create did not set root's password and keys: hash=%q keys=%q", g.PasswordHash, g.AuthorizedKeys)
 						}
 						keysBefore = g.AuthorizedKeys
 						return nil
 					}),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("password_wo"), knownvalue.Null()),
+				},
 			},
 			{
 				// Keys and password apply at create only: a change is
@@ -69,34 +72,62 @@ func TestAccContainer_createOnlySecretsKeysAndTTYsW39(t *testing.T) {
 				Config:           ctConfig(tg, secrets(2, testKey1, testKey2)),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					noSecretInState(testPassword),
+					acctest.CheckState(func(*tfjson.State) error {
+						if tg.Sim == nil {
+							return nil
+						}
+						if g, _ := tg.Sim.Guest(ct.VMID); g.AuthorizedKeys != keysBefore {
+							return fmt.Errorf("keys changed in the container: %q", g.AuthorizedKeys)
+						}
+						return nil
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("password_wo_version"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("ssh_public_keys"), knownvalue.SetSizeExact(2)),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0"), noSecretInState(testPassword), func(*terraform.State) error {
-					if tg.Sim == nil {
-						return nil
-					}
-					if g, _ := tg.Sim.Guest(ct.vmid); g.AuthorizedKeys != keysBefore {
-						return fmt.Errorf("keys changed in the container: %q", g.AuthorizedKeys)
-					}
-					return nil
-				}),
 			},
 		},
 	})
 }
 
 // noSecretInState asserts that no attribute of the container holds secret.
-func noSecretInState(secret string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs := s.RootModule().Resources[ctAddr]
-		for k, v := range rs.Primary.Attributes {
-			if strings.Contains(v, secret) {
-				return fmt.Errorf("state attribute %s holds the password", k)
+func noSecretInState(secret string) statecheck.StateCheck {
+	return acctest.CheckState(func(state *tfjson.State) error {
+		if !acctest.InState(state, ctAddr) {
+			return fmt.Errorf("%s not in state", ctAddr)
+		}
+		for _, rs := range state.Values.RootModule.Resources {
+			if rs.Address == ctAddr {
+				return secretIn("", rs.AttributeValues, secret)
 			}
 		}
 		return nil
+	})
+}
+
+// secretIn looks for secret in every value under v, nested ones included,
+// and names the attribute that holds it.
+func secretIn(path string, v any, secret string) error {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if err := secretIn(strings.TrimPrefix(path+"."+k, "."), e, secret); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range v {
+			if err := secretIn(fmt.Sprintf("%s.%d", path, i), e, secret); err != nil {
+				return err
+			}
+		}
+	default:
+		if v != nil && strings.Contains(fmt.Sprint(v), secret) {
+			return fmt.Errorf("state attribute %s holds the password", path)
+		}
 	}
+	return nil
 }
 
 func TestAccContainer_disappearsW12(t *testing.T) {
@@ -109,10 +140,13 @@ func TestAccContainer_disappearsW12(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: ctConfig(tg, smallCT("", "")),
-				Check: resource.ComposeTestCheckFunc(ct.record(), func(*terraform.State) error {
-					destroyOutside(tg, ct.node, ct.vmid)
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						destroyOutside(tg, ct.Node, ct.VMID)
+						return nil
+					}),
+				},
 				// W12: the refresh drops the container from state; the next
 				// plan creates it again.
 				ExpectNonEmptyPlan: true,
@@ -122,7 +156,7 @@ func TestAccContainer_disappearsW12(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionCreate)},
 				},
-				Check: ct.record(),
+				ConfigStateChecks: []statecheck.StateCheck{ct.record()},
 			},
 		},
 	})
@@ -151,24 +185,25 @@ func TestAccContainer_createRacesW13(t *testing.T) {
 			{
 				Config: ctConfig(tg, smallCT("", "")),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						// The lost answer is resolved by looking at the id, not
+						// by creating again.
+						if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 2 {
+							return fmt.Errorf("create sent %d times, want twice (one refused, one adopted)", n)
+						}
+						guests, err := tg.Client.ClusterResources(context.Background(), "vm")
+						if err != nil {
+							return err
+						}
+						if len(guests) != 1 || guests[0].VMID.Int() != ct.VMID {
+							return fmt.Errorf("want exactly container %d, cluster has %v", ct.VMID, guests)
+						}
+						return nil
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(101)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("id"), knownvalue.StringExact("101")),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), func(*terraform.State) error {
-					// The lost answer is resolved by looking at the id, not
-					// by creating again.
-					if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 2 {
-						return fmt.Errorf("create sent %d times, want twice (one refused, one adopted)", n)
-					}
-					guests, err := tg.Client.ClusterResources(context.Background(), "vm")
-					if err != nil {
-						return err
-					}
-					if len(guests) != 1 || guests[0].VMID.Int() != ct.vmid {
-						return fmt.Errorf("want exactly container %d, cluster has %v", ct.vmid, guests)
-					}
-					return nil
-				}),
 			},
 		},
 	})
@@ -176,8 +211,8 @@ func TestAccContainer_createRacesW13(t *testing.T) {
 
 // ttySentAtCreate checks, W39, that the create request carried tty=want
 // and no config update set it afterwards.
-func ttySentAtCreate(tg *acctest.Target, want string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func ttySentAtCreate(tg *acctest.Target, want string) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		if tg.Sim == nil {
 			return nil
 		}
@@ -198,5 +233,5 @@ func ttySentAtCreate(tg *acctest.Target, want string) resource.TestCheckFunc {
 			return fmt.Errorf("no create request recorded")
 		}
 		return nil
-	}
+	})
 }

@@ -7,7 +7,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -30,10 +33,10 @@ func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{
-			{Config: ctConfig(tg, smallCT("", mp0("2"))), Check: ct.record()},
+			{Config: ctConfig(tg, smallCT("", mp0("2"))), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.ResizeGuestDisk(context.Background(), ct.node, pveapi.GuestTypeLXC, ct.vmid, "mp0", "3G")
+					upid, err := tg.Client.ResizeGuestDisk(context.Background(), ct.Node, pveapi.GuestTypeLXC, ct.VMID, "mp0", "3G")
 					tg.Outside(t, "grow mp0", upid, err)
 				},
 				Config:   ctConfig(tg, smallCT("", mp0("2"))),
@@ -46,9 +49,9 @@ func TestAccContainer_grownOutsideNamesFixesW22(t *testing.T) {
 				ConfigPlanChecks: emptyPlan(),
 			},
 			{
-				Config:           ctConfig(tg, smallCT("", mp0("3"))),
-				ConfigPlanChecks: emptyPlan(),
-				Check:            ct.keeps("mp0"),
+				Config:            ctConfig(tg, smallCT("", mp0("3"))),
+				ConfigPlanChecks:  emptyPlan(),
+				ConfigStateChecks: []statecheck.StateCheck{ct.keeps("mp0")},
 			},
 		},
 	})
@@ -65,10 +68,10 @@ func TestAccContainer_turnedTemplateOutsideW17(t *testing.T) {
 
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: ctConfig(tg, body+"  started = false\n"), Check: ct.record()},
+			{Config: ctConfig(tg, body+"  started = false\n"), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				PreConfig: func() {
-					if err := tg.Client.TemplateLXC(context.Background(), ct.node, ct.vmid); err != nil {
+					if err := tg.Client.TemplateLXC(context.Background(), ct.Node, ct.VMID); err != nil {
 						t.Fatalf("convert to a template outside Terraform: %v", err)
 					}
 				},
@@ -130,7 +133,7 @@ func TestAccContainer_migrationBlockedByLocalBindMount(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{
-			{Config: at("pve1", ""), Check: ct.record()},
+			{Config: at("pve1", ""), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				Config:   at("pve2", ""),
 				PlanOnly: true,
@@ -139,9 +142,9 @@ func TestAccContainer_migrationBlockedByLocalBindMount(t *testing.T) {
 			},
 			{Config: at("pve1", ", shared = true")},
 			{
-				Config:           at("pve2", ", shared = true"),
-				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.TestCheckResourceAttr(ctAddr, "node", "pve2"),
+				Config:            at("pve2", ", shared = true"),
+				ConfigPlanChecks:  expectUpdate(),
+				ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2"))},
 			},
 		},
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
@@ -48,7 +49,10 @@ func TestAccContainer_replacementRootOnlyCheckedAsCreate(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionDestroyBeforeCreate)},
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1", "unprivileged": "1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=1", "unprivileged": "1"}),
+				},
 			},
 			{
 				Config:      ctConfig(tg, smallCT("  unprivileged = false\n  features = { nesting = true }", "")),

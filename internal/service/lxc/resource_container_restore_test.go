@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -26,8 +28,8 @@ const ctArchive = pvesim.SeedLXCBackup
 
 // archiveKept checks that what the archive brought and the configuration
 // does not declare is still on the container.
-func archiveKept(tg *acctest.Target, wantCores string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
+func archiveKept(tg *acctest.Target, wantCores string) statecheck.StateCheck {
+	return acctest.CheckState(func(s *tfjson.State) error {
 		c, err := ctLiveConfig(tg, s)
 		if err != nil {
 			return err
@@ -43,13 +45,13 @@ func archiveKept(tg *acctest.Target, wantCores string) resource.TestCheckFunc {
 			return fmt.Errorf("archive mount point not kept: mp0=%q", c["mp0"])
 		}
 		return nil
-	}
+	})
 }
 
 // restoreSentEveryMount checks the restore request (W40): it named rootfs
 // and mp0 explicitly, in create form.
-func restoreSentEveryMount(tg *acctest.Target, rootfs, mp0 string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func restoreSentEveryMount(tg *acctest.Target, rootfs, mp0 string) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		for _, rec := range tg.Sim.Requests() {
 			if rec.Method != "POST" || rec.Template != "/nodes/{node}/lxc" {
 				continue
@@ -64,7 +66,7 @@ func restoreSentEveryMount(tg *acctest.Target, rootfs, mp0 string) resource.Test
 			return nil
 		}
 		return fmt.Errorf("no restore request recorded")
-	}
+	})
 }
 
 // W40: a restore without a declared root disk takes the root disk's size
@@ -87,13 +89,13 @@ func TestAccContainerRestoreArchiveSizeW40(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(2),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(ctAddr, "hostname", "ct-restored"),
-					resource.TestCheckNoResourceAttr(ctAddr, "root_disk"),
-					resource.TestCheckNoResourceAttr(ctAddr, "mount_points.mp0"),
-					resource.TestCheckNoResourceAttr(ctAddr, "description"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("hostname"), knownvalue.StringExact("ct-restored")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("root_disk"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("mount_points"), acctest.NullOrLacks("mp0")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("description"), knownvalue.Null()),
 					archiveKept(tg, "2"),
-					func(s *terraform.State) error {
+					acctest.CheckState(func(s *tfjson.State) error {
 						c, err := ctLiveConfig(tg, s)
 						if err != nil {
 							return err
@@ -102,16 +104,16 @@ func TestAccContainerRestoreArchiveSizeW40(t *testing.T) {
 							return fmt.Errorf("rootfs = %q, want the archive's 4G on local-lvm (W40)", c["rootfs"])
 						}
 						return nil
-					},
+					}),
 					restoreSentEveryMount(tg, "local-lvm:4", "local-lvm:2,backup=1,mp=/var/cache/app"),
-				),
+				},
 			},
 			{
 				Config: config(3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: archiveKept(tg, "3"),
+				ConfigStateChecks: []statecheck.StateCheck{archiveKept(tg, "3")},
 			},
 		},
 	})
@@ -135,8 +137,8 @@ func TestAccContainerRestoreDeclaredRootDiskW40(t *testing.T) {
   }
 `, ctArchive, size))
 	}
-	rootSize := func(want string) resource.TestCheckFunc {
-		return func(s *terraform.State) error {
+	rootSize := func(want string) statecheck.StateCheck {
+		return acctest.CheckState(func(s *tfjson.State) error {
 			c, err := ctLiveConfig(tg, s)
 			if err != nil {
 				return err
@@ -145,24 +147,28 @@ func TestAccContainerRestoreDeclaredRootDiskW40(t *testing.T) {
 				return fmt.Errorf("rootfs=%q mp1=%q, want rootfs of %s and the declared mp1", c["rootfs"], c["mp1"], want)
 			}
 			return nil
-		}
+		})
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
 				Config: config(6),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(ctAddr, "root_disk.size", "6"),
-					resource.TestCheckResourceAttr(ctAddr, "hostname", "cache-130"),
-					rootSize("6G"), archiveKept(tg, "1"),
-				),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("root_disk").AtMapKey("size"), knownvalue.StringExact("6")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("hostname"), knownvalue.StringExact("cache-130")),
+					rootSize("6G"),
+					archiveKept(tg, "1"),
+				},
 			},
 			{
 				Config: config(7),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(rootSize("7G"), archiveKept(tg, "1")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					rootSize("7G"),
+					archiveKept(tg, "1"),
+				},
 			},
 		},
 	})
@@ -185,7 +191,7 @@ func TestAccContainerRestorePoolW48(t *testing.T) {
   cpu     = { cores = %d }
 `, ctArchive, cores))
 	}
-	inPool := func(s *terraform.State) error {
+	inPool := acctest.CheckState(func(s *tfjson.State) error {
 		pool, found, err := tg.Client.GetPool(context.Background(), "restored")
 		if err != nil {
 			return err
@@ -204,12 +210,11 @@ func TestAccContainerRestorePoolW48(t *testing.T) {
 			return fmt.Errorf("unique restore kept the archive's MAC: %q", c["net0"])
 		}
 		return nil
-	}
+	})
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: config(2), Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(ctAddr, "pool", "restored"), inPool, archiveKept(tg, "2"))},
-			{Config: config(1), Check: resource.ComposeAggregateTestCheckFunc(inPool, archiveKept(tg, "1"))},
+			{Config: config(2), ConfigStateChecks: []statecheck.StateCheck{statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("pool"), knownvalue.StringExact("restored")), inPool, archiveKept(tg, "2")}},
+			{Config: config(1), ConfigStateChecks: []statecheck.StateCheck{inPool, archiveKept(tg, "1")}},
 		},
 	})
 }
@@ -253,31 +258,33 @@ func TestAccContainerRestoreLostAnswerW13(t *testing.T) {
   hostname = "lost-restore"
   restore  = { archive = %q, storage = "local-lvm" }
 `, ctArchive)),
-			Check: func(s *terraform.State) error {
-				resources, err := tg.Client.ClusterResources(context.Background(), "vm")
-				if err != nil {
-					return err
-				}
-				guests := 0
-				for _, r := range resources {
-					if r.IsGuest() {
-						guests++
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(s *tfjson.State) error {
+					resources, err := tg.Client.ClusterResources(context.Background(), "vm")
+					if err != nil {
+						return err
 					}
-				}
-				if guests != 1 {
-					return fmt.Errorf("want exactly one restored container, PVE has %d", guests)
-				}
-				if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
-					return fmt.Errorf("want one restore request (the lost one, then adoption), got %d", n)
-				}
-				c, err := ctLiveConfig(tg, s)
-				if err != nil {
-					return err
-				}
-				if c["description"] != "cache container\n" { // W20: PVE's read-back form
-					return fmt.Errorf("description = %q: the marker was not removed", c["description"])
-				}
-				return nil
+					guests := 0
+					for _, r := range resources {
+						if r.IsGuest() {
+							guests++
+						}
+					}
+					if guests != 1 {
+						return fmt.Errorf("want exactly one restored container, PVE has %d", guests)
+					}
+					if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
+						return fmt.Errorf("want one restore request (the lost one, then adoption), got %d", n)
+					}
+					c, err := ctLiveConfig(tg, s)
+					if err != nil {
+						return err
+					}
+					if c["description"] != "cache container\n" { // W20: PVE's read-back form
+						return fmt.Errorf("description = %q: the marker was not removed", c["description"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -325,20 +332,21 @@ resource "pve_container_template" "test" {
   restore = { archive = %q, storage = "local-lvm" }
 }
 `, ctArchive)),
-			Check: func(s *terraform.State) error {
-				rs := s.RootModule().Resources[ctTemplateAddr]
-				vmid, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-				if err != nil {
-					return err
-				}
-				c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeLXC, vmid)
-				if err != nil {
-					return err
-				}
-				if c["template"] != "1" || !strings.Contains(c["rootfs"], fmt.Sprintf("base-%d-disk-", vmid)) || c["hostname"] != "cache-130" {
-					return fmt.Errorf("template = %q rootfs = %q hostname = %q", c["template"], c["rootfs"], c["hostname"])
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(state *tfjson.State) error {
+					_, vmid, err := acctest.GuestFromState(state, ctTemplateAddr)
+					if err != nil {
+						return err
+					}
+					c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeLXC, vmid)
+					if err != nil {
+						return err
+					}
+					if c["template"] != "1" || !strings.Contains(c["rootfs"], fmt.Sprintf("base-%d-disk-", vmid)) || c["hostname"] != "cache-130" {
+						return fmt.Errorf("template = %q rootfs = %q hostname = %q", c["template"], c["rootfs"], c["hostname"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -376,22 +384,21 @@ func TestAccContainerRestoreAdoptsHalfMadeW13(t *testing.T) {
   hostname = "killed-restore"
   restore  = { archive = %q, storage = "local-lvm" }
 `, ctArchive)),
-			Check: func(s *terraform.State) error {
-				got := s.RootModule().Resources[ctAddr].Primary.Attributes["vmid"]
-				if got != strconv.Itoa(halfMade) {
-					return fmt.Errorf("VMID %s: want the half-made container %d taken up", got, halfMade)
-				}
-				if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
-					return fmt.Errorf("%d restore requests: want only the planted one", n)
-				}
-				config, err := tg.Client.GuestConfig(ctx, "pve1", pveapi.GuestTypeLXC, halfMade)
-				if err != nil {
-					return err
-				}
-				if strings.Contains(config["description"], "not finished") {
-					return fmt.Errorf("marker left in the description: %q", config["description"])
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(int64(halfMade))),
+				acctest.CheckState(func(*tfjson.State) error {
+					if n := sim.Count("POST", "/nodes/{node}/lxc"); n != 1 {
+						return fmt.Errorf("%d restore requests: want only the planted one", n)
+					}
+					config, err := tg.Client.GuestConfig(ctx, "pve1", pveapi.GuestTypeLXC, halfMade)
+					if err != nil {
+						return err
+					}
+					if strings.Contains(config["description"], "not finished") {
+						return fmt.Errorf("marker left in the description: %q", config["description"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})

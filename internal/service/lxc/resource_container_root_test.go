@@ -45,9 +45,10 @@ func TestAccContainer_rootOnlyRefusedUnderTokenW33W36(t *testing.T) {
 				// token (W33).
 				Config: ctConfig(tg, smallCT("  features = { nesting = true, keyctl = false, fuse = false, mknod = false }", "")),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=1"}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("features").AtMapKey("fuse"), knownvalue.Bool(false)),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
 			},
 			{
 				// Turning fuse on later is refused at plan time too.
@@ -77,12 +78,13 @@ func TestAccContainer_bindMountAsRootW36(t *testing.T) {
 				// flags are sent faithfully (W33, W36).
 				Config: ctConfig(tg, smallCT("  features = { nesting = true, keyctl = true, mount = [\"nfs\", \"cifs\"] }", bindMounts)),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{
+						"mp1": "/srv/share,mp=/share,ro=1", "features": "keyctl=1,mount=cifs;nfs,nesting=1",
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("mount_points").AtMapKey("mp1").AtMapKey("volume"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("mount_points").AtMapKey("mp1").AtMapKey("host_path"), knownvalue.StringExact("/srv/share")),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{
-					"mp1": "/srv/share,mp=/share,ro=1", "features": "keyctl=1,mount=cifs;nfs,nesting=1",
-				})),
 			},
 			{
 				// A bind mount's options and guest path change in place.
@@ -90,7 +92,10 @@ func TestAccContainer_bindMountAsRootW36(t *testing.T) {
 					`mp0 = { storage = "local-lvm", size = 2, path = "/data" }
     mp1 = { host_path = "/srv/share", path = "/mnt/share", shared = true }`)),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.configHas(map[string]string{"mp1": "/srv/share,mp=/mnt/share,shared=1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.configHas(map[string]string{"mp1": "/srv/share,mp=/mnt/share,shared=1"}),
+				},
 			},
 			{
 				// W36: a live bind mount is never re-pointed.
@@ -143,7 +148,10 @@ func TestAccContainer_rootFlagsReadUnderTokenW33(t *testing.T) {
 				// changes leave the flags as they are.
 				Config:           ctConfig(tg, body("tfacc-root-2", "{ nesting = true, keyctl = true }")),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"hostname": "tfacc-root-2", "features": "keyctl=1,nesting=1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"hostname": "tfacc-root-2", "features": "keyctl=1,nesting=1"}),
+				},
 			},
 			{
 				// Dropping keyctl would change it: refused at plan time.
@@ -171,13 +179,19 @@ func TestAccContainer_nestingOffUnderTokenW33(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: ctConfig(tg, smallCT("  features = { nesting = true }", "")),
-				Check:  resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=1"}),
+				},
 			},
 			{
 				// Every flag off.
 				Config:           ctConfig(tg, smallCT(allOff, "")),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=0"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=0"}),
+				},
 			},
 			{
 				// The features object left out after nesting was turned off:
@@ -188,18 +202,27 @@ func TestAccContainer_nestingOffUnderTokenW33(t *testing.T) {
 			{
 				Config:           ctConfig(tg, smallCT("  features = { nesting = true }", "")),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=1"}),
+				},
 			},
 			{
 				// nesting left out of the object, straight from on: off.
 				Config:           ctConfig(tg, smallCT("  features = { keyctl = false }", "")),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=0"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=0"}),
+				},
 			},
 			{
 				Config:           ctConfig(tg, smallCT("  features = { nesting = true }", "")),
 				ConfigPlanChecks: expectUpdate(),
-				Check:            resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{"features": "nesting=1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{"features": "nesting=1"}),
+				},
 			},
 			{
 				// The features object left out entirely leaves the flags to

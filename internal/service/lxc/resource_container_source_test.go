@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
@@ -25,7 +28,7 @@ func TestAccContainerCloneSourceOnlyRecorded(t *testing.T) {
 	needsSim(t, tg)
 	makeContainerTemplate(t, tg, "pve1")
 	ct := newCTRef(tg)
-	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.node, ct.vmid) })
+	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.Node, ct.VMID) })
 	config := func(clone string) string {
 		return ctConfig(tg, fmt.Sprintf(`
   node     = "pve1"
@@ -38,25 +41,39 @@ func TestAccContainerCloneSourceOnlyRecorded(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(fmt.Sprintf("  clone = { source_vmid = %d }", ctTemplateVMID)),
-				Check:  resource.ComposeAggregateTestCheckFunc(ct.record(), inherited),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					inherited,
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(fmt.Sprintf("  clone = { source_vmid = %d, full = false }", ctTemplateVMID+1)),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0"), inherited),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+					inherited,
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(""),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check: resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0"), inherited,
-					resource.TestCheckNoResourceAttr(ctAddr, "mount_points.mp0")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+					inherited,
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("mount_points"), acctest.NullOrLacks("mp0")),
+				},
 			},
 			{
 				Config:           config("  memory = { size = 2048 }"),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.configHas(map[string]string{"memory": "2048", "description": "golden container\n"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.configHas(map[string]string{"memory": "2048", "description": "golden container\n"}),
+				},
 			},
 		},
 	})
@@ -69,7 +86,7 @@ func TestAccContainerRestoreSourceOnlyRecorded(t *testing.T) {
 	tg := acctest.New(t)
 	needsSim(t, tg)
 	ct := newCTRef(tg)
-	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.node, ct.vmid) })
+	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.Node, ct.VMID) })
 	config := func(restore string) string {
 		return ctConfig(tg, fmt.Sprintf(`
   node     = "pve1"
@@ -81,19 +98,30 @@ func TestAccContainerRestoreSourceOnlyRecorded(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(fmt.Sprintf("  restore = { archive = %q, storage = \"local-lvm\" }", ctArchive)),
-				Check:  resource.ComposeAggregateTestCheckFunc(ct.record(), archiveKept(tg, "2")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					archiveKept(tg, "2"),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(`  restore = { archive = "local:backup/vzdump-lxc-130-2026_12_01-00_00_00.tar.zst" }`),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0"), archiveKept(tg, "2")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+					archiveKept(tg, "2"),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(""),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0"), archiveKept(tg, "2")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+					archiveKept(tg, "2"),
+				},
 			},
 		},
 	})
@@ -106,7 +134,7 @@ func TestAccContainerOSTemplateOnlyRecorded(t *testing.T) {
 	tg := acctest.New(t)
 	needsSim(t, tg)
 	ct := newCTRef(tg)
-	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.node, ct.vmid) })
+	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/lxc/%d", ct.Node, ct.VMID) })
 	config := func(template string) string {
 		return ctConfig(tg, fmt.Sprintf(`
   node         = "pve1"
@@ -118,19 +146,25 @@ func TestAccContainerOSTemplateOnlyRecorded(t *testing.T) {
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: config(fmt.Sprintf("  os_template = %q", ctTemplate)), Check: ct.record()},
+			{Config: config(fmt.Sprintf("  os_template = %q", ctTemplate)), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(`  os_template = "local:vztmpl/other-template.tar.zst"`),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check: resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0"),
-					resource.TestCheckResourceAttr(ctAddr, "os_template", "local:vztmpl/other-template.tar.zst")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("os_template"), knownvalue.StringExact("local:vztmpl/other-template.tar.zst")),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(""),
 				ConfigPlanChecks: expectCTUpdate(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), ct.keeps("rootfs", "mp0")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					ct.keeps("rootfs", "mp0"),
+				},
 			},
 		},
 	})

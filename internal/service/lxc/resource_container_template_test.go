@@ -9,9 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -41,54 +44,55 @@ resource "pve_container_template" "test" {
 
 // ctTemplateRef follows the container template a test created.
 type ctTemplateRef struct {
-	tg   *acctest.Target
-	vmid int
-	node string
+	*acctest.Guest
+	tg *acctest.Target
 }
 
 func (c *ctTemplateRef) config() (pveapi.GuestConfig, error) {
-	return c.tg.Client.GuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
+	return c.tg.Client.GuestConfig(context.Background(), c.Node, pveapi.GuestTypeLXC, c.VMID)
 }
 
 // isBaseTemplate checks, W9 and W17, that PVE holds the container as a
 // template whose rootfs and volume mount point were renamed to base
 // volumes, and that state follows the new volume ids.
-func (c *ctTemplateRef) isBaseTemplate() resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		rs, ok := s.RootModule().Resources[ctTemplateAddr]
-		if !ok {
-			return fmt.Errorf("%s not in state", ctTemplateAddr)
-		}
-		id, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-		if err != nil {
+func (c *ctTemplateRef) isBaseTemplate() statecheck.StateCheck {
+	return acctest.CheckState(func(state *tfjson.State) error {
+		if err := c.Load(state); err != nil {
 			return err
 		}
-		c.vmid, c.node = id, rs.Primary.Attributes["node"]
 		config, err := c.config()
 		if err != nil {
 			return err
 		}
 		if config["template"] != "1" {
-			return fmt.Errorf("CT %d is not a template", c.vmid)
+			return fmt.Errorf("CT %d is not a template", c.VMID)
 		}
-		root := fmt.Sprintf("local-lvm:base-%d-disk-0", c.vmid)
+		root := fmt.Sprintf("local-lvm:base-%d-disk-0", c.VMID)
 		if !strings.HasPrefix(config["rootfs"], root+",") {
 			return fmt.Errorf("rootfs = %q, want %s", config["rootfs"], root)
 		}
-		if got := rs.Primary.Attributes["root_disk.volume"]; got != root {
+		got, err := acctest.StringAt(state, c.Addr, tfjsonpath.New("root_disk").AtMapKey("volume"))
+		if err != nil {
+			return err
+		}
+		if got != root {
 			return fmt.Errorf("state root_disk.volume = %q, want %s", got, root)
 		}
-		mp0 := fmt.Sprintf("local-lvm:base-%d-disk-1", c.vmid)
-		if got := rs.Primary.Attributes["mount_points.mp0.volume"]; got != mp0 || !strings.HasPrefix(config["mp0"], mp0+",") {
+		mp0 := fmt.Sprintf("local-lvm:base-%d-disk-1", c.VMID)
+		got, err = acctest.StringAt(state, c.Addr, tfjsonpath.New("mount_points").AtMapKey("mp0").AtMapKey("volume"))
+		if err != nil {
+			return err
+		}
+		if got != mp0 || !strings.HasPrefix(config["mp0"], mp0+",") {
 			return fmt.Errorf("mp0: state %q, PVE %q, want %s", got, config["mp0"], mp0)
 		}
 		return nil
-	}
+	})
 }
 
 func checkCTTemplateDestroyed(c *ctTemplateRef) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if c.vmid == 0 {
+		if c.VMID == 0 {
 			return nil
 		}
 		_, err := c.config()
@@ -98,7 +102,7 @@ func checkCTTemplateDestroyed(c *ctTemplateRef) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("CT %d still exists after destroy", c.vmid)
+		return fmt.Errorf("CT %d still exists after destroy", c.VMID)
 	}
 }
 
@@ -110,7 +114,7 @@ func checkCTTemplateDestroyed(c *ctTemplateRef) resource.TestCheckFunc {
 func TestAccContainerTemplate_basicW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := &ctTemplateRef{tg: tg}
+	tpl := &ctTemplateRef{Guest: acctest.NewGuest(ctTemplateAddr), tg: tg}
 	plainCT := fmt.Sprintf(`
 resource "pve_container" "plain" {
   node        = "pve1"
@@ -137,24 +141,27 @@ resource "pve_container" "other" {
 		CheckDestroy: checkCTTemplateDestroyed(tpl),
 		Steps: []resource.TestStep{
 			{
-				Config: ctTemplateConfig(tg, 1, 2, ""),
-				Check:  tpl.isBaseTemplate(),
+				Config:            ctTemplateConfig(tg, 1, 2, ""),
+				ConfigStateChecks: []statecheck.StateCheck{tpl.isBaseTemplate()},
 			},
 			{
 				Config: ctTemplateConfig(tg, 2, 2, ""),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(tpl.isBaseTemplate(), func(*terraform.State) error {
-					config, err := tpl.config()
-					if err != nil {
-						return err
-					}
-					if config["cores"] != "2" {
-						return fmt.Errorf("cores = %q", config["cores"])
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					tpl.isBaseTemplate(),
+					acctest.CheckState(func(*tfjson.State) error {
+						config, err := tpl.config()
+						if err != nil {
+							return err
+						}
+						if config["cores"] != "2" {
+							return fmt.Errorf("cores = %q", config["cores"])
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				// A template's root disk grows in place: pve-container
@@ -164,37 +171,42 @@ resource "pve_container" "other" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(tpl.isBaseTemplate(), func(*terraform.State) error {
-					config, err := tpl.config()
-					if err != nil {
-						return err
-					}
-					if !strings.HasSuffix(config["rootfs"], ",size=3G") {
-						return fmt.Errorf("rootfs = %q, want the base volume grown to 3G", config["rootfs"])
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					tpl.isBaseTemplate(),
+					acctest.CheckState(func(*tfjson.State) error {
+						config, err := tpl.config()
+						if err != nil {
+							return err
+						}
+						if !strings.HasSuffix(config["rootfs"], ",size=3G") {
+							return fmt.Errorf("rootfs = %q, want the base volume grown to 3G", config["rootfs"])
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				ResourceName:            ctTemplateAddr,
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"os_template"}, // W35: PVE does not tell the archive
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.node, tpl.vmid), nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.Node, tpl.VMID), nil },
 			},
 			{
 				Config: ctTemplateConfig(tg, 2, 3, plainCT),
-				Check: func(s *terraform.State) error {
-					id, err := strconv.Atoi(s.RootModule().Resources["pve_container.plain"].Primary.Attributes["vmid"])
-					plainID = id
-					return err
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(state *tfjson.State) error {
+						var err error
+						_, plainID, err = acctest.GuestFromState(state, "pve_container.plain")
+						return err
+					}),
 				},
 			},
 			{
 				Config:            ctTemplateConfig(tg, 2, 3, plainCT+others),
 				ResourceName:      "pve_container.other",
 				ImportState:       true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.VMID), nil },
 				ExpectError:       regexp.MustCompile(`(?s)Container Is A Template.*pve_container_template`),
 			},
 			{
@@ -215,7 +227,7 @@ resource "pve_container" "other" {
 func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := &ctTemplateRef{tg: tg}
+	tpl := &ctTemplateRef{Guest: acctest.NewGuest(ctTemplateAddr), tg: tg}
 	config := ctTemplateConfig(tg, 1, 1, "")
 	var cloneID int
 
@@ -224,19 +236,22 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check: resource.ComposeTestCheckFunc(tpl.isBaseTemplate(), func(*terraform.State) error {
-					ctx := context.Background()
-					id, err := tg.Client.NextID(ctx)
-					if err != nil {
+				ConfigStateChecks: []statecheck.StateCheck{
+					tpl.isBaseTemplate(),
+					acctest.CheckState(func(*tfjson.State) error {
+						ctx := context.Background()
+						id, err := tg.Client.NextID(ctx)
+						if err != nil {
+							return err
+						}
+						cloneID = id
+						upid, err := tg.Client.CloneGuest(ctx, tpl.Node, pveapi.GuestTypeLXC, tpl.VMID, url.Values{"newid": {strconv.Itoa(id)}, "hostname": {"tfacc-linked"}})
+						if err == nil {
+							_, err = tg.Client.WaitTask(ctx, upid)
+						}
 						return err
-					}
-					cloneID = id
-					upid, err := tg.Client.CloneGuest(ctx, tpl.node, pveapi.GuestTypeLXC, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "hostname": {"tfacc-linked"}})
-					if err == nil {
-						_, err = tg.Client.WaitTask(ctx, upid)
-					}
-					return err
-				}),
+					}),
+				},
 			},
 			{
 				Config:      config,
@@ -245,7 +260,7 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.node, pveapi.GuestTypeLXC, cloneID, true, false)
+					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.Node, pveapi.GuestTypeLXC, cloneID, true, false)
 					if err == nil {
 						_, err = tg.Client.WaitTask(context.Background(), upid)
 					}
@@ -253,8 +268,8 @@ func TestAccContainerTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 						t.Fatalf("delete linked clone %d: %v", cloneID, err)
 					}
 				},
-				Config: config,
-				Check:  tpl.isBaseTemplate(),
+				Config:            config,
+				ConfigStateChecks: []statecheck.StateCheck{tpl.isBaseTemplate()},
 			},
 		},
 	})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -50,31 +49,19 @@ const ctBase = `
 `
 
 // ctRef follows the container a test created: its vmid and node come from
-// state, its volumes from PVE.
+// state (acctest.Guest), its volumes from PVE.
 type ctRef struct {
+	*acctest.Guest
 	tg      *acctest.Target
-	vmid    int
-	node    string
 	volumes map[string]string // rootfs/mpN -> volid, as last recorded
 }
 
-func newCTRef(tg *acctest.Target) *ctRef { return &ctRef{tg: tg, volumes: map[string]string{}} }
-
-func (c *ctRef) load(s *terraform.State) error {
-	rs, ok := s.RootModule().Resources[ctAddr]
-	if !ok {
-		return fmt.Errorf("%s not in state", ctAddr)
-	}
-	id, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-	if err != nil {
-		return fmt.Errorf("vmid in state: %w", err)
-	}
-	c.vmid, c.node = id, rs.Primary.Attributes["node"]
-	return nil
+func newCTRef(tg *acctest.Target) *ctRef {
+	return &ctRef{Guest: acctest.NewGuest(ctAddr), tg: tg, volumes: map[string]string{}}
 }
 
 func (c *ctRef) config() (pveapi.GuestConfig, error) {
-	return c.tg.Client.GuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
+	return c.tg.Client.GuestConfig(context.Background(), c.Node, pveapi.GuestTypeLXC, c.VMID)
 }
 
 // volumeIDs lists the volid of the root disk and every volume mount point.
@@ -98,28 +85,22 @@ func (c *ctRef) volumeIDs() (map[string]string, error) {
 }
 
 // record remembers the volids of the container's volumes.
-func (c *ctRef) record() resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) record() statecheck.StateCheck {
+	return c.Check(func() error {
 		vols, err := c.volumeIDs()
 		if err != nil {
 			return err
 		}
 		c.volumes = vols
 		return nil
-	}
+	})
 }
 
 // keeps asserts that the listed volumes still have the volids recorded
 // before, then records the current ones: an update never gives a kept
 // volume a new id (W21, W37).
-func (c *ctRef) keeps(slots ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) keeps(slots ...string) statecheck.StateCheck {
+	return c.Check(func() error {
 		vols, err := c.volumeIDs()
 		if err != nil {
 			return err
@@ -131,16 +112,13 @@ func (c *ctRef) keeps(slots ...string) resource.TestCheckFunc {
 		}
 		c.volumes = vols
 		return nil
-	}
+	})
 }
 
 // configHas asserts config keys of the container in PVE; "" wants a key
 // absent.
-func (c *ctRef) configHas(want map[string]string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) configHas(want map[string]string) statecheck.StateCheck {
+	return c.Check(func() error {
 		config, err := c.config()
 		if err != nil {
 			return err
@@ -155,12 +133,12 @@ func (c *ctRef) configHas(want map[string]string) resource.TestCheckFunc {
 			}
 		}
 		return nil
-	}
+	})
 }
 
 func checkCTDestroyed(c *ctRef) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if c.vmid == 0 {
+		if c.VMID == 0 {
 			return nil
 		}
 		_, err := c.config()
@@ -170,7 +148,7 @@ func checkCTDestroyed(c *ctRef) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("container %d still exists after destroy", c.vmid)
+		return fmt.Errorf("container %d still exists after destroy", c.VMID)
 	}
 }
 
@@ -196,6 +174,10 @@ func testContainerCreateAndImport(t *testing.T, tg *acctest.Target) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionCreate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.record(),
+					ct.configHas(map[string]string{
+						"hostname": "tfacc-db", "cores": "2", "memory": "1024", "swap": "512", "unprivileged": "1",
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("unprivileged"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("root_disk").AtMapKey("volume"),
@@ -205,9 +187,6 @@ func testContainerCreateAndImport(t *testing.T, tg *acctest.Target) {
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("network").AtMapKey("net0").AtMapKey("mac_address"),
 						knownvalue.StringRegexp(regexp.MustCompile(`^[0-9A-F]{2}(:[0-9A-F]{2}){5}$`))),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.record(), ct.configHas(map[string]string{
-					"hostname": "tfacc-db", "cores": "2", "memory": "1024", "swap": "512", "unprivileged": "1",
-				})),
 			},
 			{
 				ResourceName:      ctAddr,

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -26,13 +26,10 @@ func undeclaredCT(tg *acctest.Target, hostname string) string {
 }
 
 // setOutside changes the container's config as the PVE UI would.
-func (c *ctRef) setOutside(params url.Values) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
-		return c.tg.Client.UpdateGuestConfig(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid, params)
-	}
+func (c *ctRef) setOutside(params url.Values) statecheck.StateCheck {
+	return c.Check(func() error {
+		return c.tg.Client.UpdateGuestConfig(context.Background(), c.Node, pveapi.GuestTypeLXC, c.VMID, params)
+	})
 }
 
 // TestAccContainer_undeclaredSettingsLeftAlone: settings the configuration
@@ -61,17 +58,17 @@ func TestAccContainer_undeclaredSettingsLeftAlone(t *testing.T) {
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: undeclaredCT(tg, "tfacc-undeclared"), Check: ct.setOutside(params)},
+			{Config: undeclaredCT(tg, "tfacc-undeclared"), ConfigStateChecks: []statecheck.StateCheck{ct.setOutside(params)}},
 			{Config: undeclaredCT(tg, "tfacc-undeclared"), PlanOnly: true},
 			{
 				Config: undeclaredCT(tg, "tfacc-undeclared-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: ct.configHas(outside),
+				ConfigStateChecks: []statecheck.StateCheck{ct.configHas(outside)},
 			},
 			// Protection set outside blocks the test's destroy: lift it.
-			{Config: undeclaredCT(tg, "tfacc-undeclared-2"), Check: ct.setOutside(url.Values{"delete": {"protection"}})},
+			{Config: undeclaredCT(tg, "tfacc-undeclared-2"), ConfigStateChecks: []statecheck.StateCheck{ct.setOutside(url.Values{"delete": {"protection"}})}},
 		},
 	})
 }

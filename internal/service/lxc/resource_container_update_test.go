@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -18,11 +18,8 @@ import (
 
 // mountOption asserts one option of a mount point as PVE reports it; ""
 // wants it absent.
-func (c *ctRef) mountOption(slot, key, want string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) mountOption(slot, key, want string) statecheck.StateCheck {
+	return c.Check(func() error {
 		config, err := c.config()
 		if err != nil {
 			return err
@@ -35,15 +32,12 @@ func (c *ctRef) mountOption(slot, key, want string) resource.TestCheckFunc {
 			return fmt.Errorf("%s: %s = %q, want %q (%s)", slot, key, got, want, config[slot])
 		}
 		return nil
-	}
+	})
 }
 
 // nicOption asserts one key of a NIC as PVE reports it; "" wants it absent.
-func (c *ctRef) nicOption(slot, key, want string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) nicOption(slot, key, want string) statecheck.StateCheck {
+	return c.Check(func() error {
 		config, err := c.config()
 		if err != nil {
 			return err
@@ -56,17 +50,14 @@ func (c *ctRef) nicOption(slot, key, want string) resource.TestCheckFunc {
 			return fmt.Errorf("%s: %s = %q, want %q (%s)", slot, key, got, want, config[slot])
 		}
 		return nil
-	}
+	})
 }
 
 // noPending asserts that PVE holds no change for the next start: an
 // update that needed a restart got one (reboot_after_update).
-func (c *ctRef) noPending() resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
-		entries, err := c.tg.Client.GuestPending(context.Background(), c.node, pveapi.GuestTypeLXC, c.vmid)
+func (c *ctRef) noPending() statecheck.StateCheck {
+	return c.Check(func() error {
+		entries, err := c.tg.Client.GuestPending(context.Background(), c.Node, pveapi.GuestTypeLXC, c.VMID)
 		if err != nil {
 			return err
 		}
@@ -76,31 +67,28 @@ func (c *ctRef) noPending() resource.TestCheckFunc {
 			}
 		}
 		return nil
-	}
+	})
 }
 
 // inPool asserts the container's pool membership as the pools API reports
 // it.
-func (c *ctRef) inPool(poolID string, want bool) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := c.load(s); err != nil {
-			return err
-		}
+func (c *ctRef) inPool(poolID string, want bool) statecheck.StateCheck {
+	return c.Check(func() error {
 		p, found, err := c.tg.Client.GetPool(context.Background(), poolID)
 		if err != nil || !found {
 			return fmt.Errorf("pool %s: found=%v err=%w", poolID, found, err)
 		}
 		member := false
 		for _, m := range p.Members {
-			if m.VMID.Int() == c.vmid {
+			if m.VMID.Int() == c.VMID {
 				member = true
 			}
 		}
 		if member != want {
-			return fmt.Errorf("container %d in pool %s: %v, want %v", c.vmid, poolID, member, want)
+			return fmt.Errorf("container %d in pool %s: %v, want %v", c.VMID, poolID, member, want)
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccContainer_inPlaceUpdates(t *testing.T) {
@@ -119,7 +107,7 @@ func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkCTDestroyed(ct),
 		Steps: []resource.TestStep{
-			{Config: withPool(ctBase), Check: ct.record()},
+			{Config: withPool(ctBase), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
 			{
 				// CPU, memory and swap, identity, tags (W19), DNS, console,
 				// nesting (W33). A running container applies some of them
@@ -149,14 +137,16 @@ func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 `),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.noPending(),
+					ct.configHas(map[string]string{
+						"hostname": "tfacc-db-2", "onboot": "1", "tags": "db;prod", "cores": "4", "cpulimit": "1.5", "cpuunits": "100",
+						"memory": "2048", "swap": "256", "features": "nesting=1", "searchdomain": "lan", "nameserver": "10.0.0.1 10.0.0.2",
+						"console": "1", "cmode": "tty", "tty": "3",
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("features").AtMapKey("keyctl"), knownvalue.Bool(false)),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0"), ct.noPending(), ct.configHas(map[string]string{
-					"hostname": "tfacc-db-2", "onboot": "1", "tags": "db;prod", "cores": "4", "cpulimit": "1.5", "cpuunits": "100",
-					"memory": "2048", "swap": "256", "features": "nesting=1", "searchdomain": "lan", "nameserver": "10.0.0.1 10.0.0.2",
-					"console": "1", "cmode": "tty", "tty": "3",
-				})),
 			},
 			{
 				// NIC changed, NIC added; mount point options and path in
@@ -180,25 +170,33 @@ func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
   }
 `),
 				ConfigPlanChecks: expectUpdate(),
-				Check: resource.ComposeTestCheckFunc(
-					ct.keeps("rootfs", "mp0"), ct.noPending(),
-					ct.mountOption("mp0", "mp", "/srv/data"), ct.mountOption("mp0", "backup", "0"), ct.mountOption("mp0", "ro", "1"),
-					ct.mountOption("mp1", "mp", "/logs"), ct.mountOption("mp1", "size", "512M"),
-					ct.nicOption("net0", "tag", "20"), ct.nicOption("net0", "ip", "dhcp"), ct.nicOption("net0", "gw", ""),
-					ct.nicOption("net0", "ip6", ""), ct.nicOption("net0", "firewall", ""), ct.nicOption("net1", "rate", "12.5"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0"),
+					ct.noPending(),
+					ct.mountOption("mp0", "mp", "/srv/data"),
+					ct.mountOption("mp0", "backup", "0"),
+					ct.mountOption("mp0", "ro", "1"),
+					ct.mountOption("mp1", "mp", "/logs"),
+					ct.mountOption("mp1", "size", "512M"),
+					ct.nicOption("net0", "tag", "20"),
+					ct.nicOption("net0", "ip", "dhcp"),
+					ct.nicOption("net0", "gw", ""),
+					ct.nicOption("net0", "ip6", ""),
+					ct.nicOption("net0", "firewall", ""),
+					ct.nicOption("net1", "rate", "12.5"),
 					ct.configHas(map[string]string{
 						"tags": "", "onboot": "", "searchdomain": "", "nameserver": "", "console": "", "tty": "",
 						"cpulimit": "", "cpuunits": "", "description": "",
 						// features left out are left to PVE: nesting stays on.
 						"features": "nesting=1",
 					}),
-					func(*terraform.State) error {
+					acctest.CheckState(func(*tfjson.State) error {
 						if ct.volumes["mp1"] == "" || ct.volumes["mp1"] == ct.volumes["mp0"] {
 							return fmt.Errorf("mp1 needs a volume of its own: %v", ct.volumes)
 						}
 						return nil
-					},
-				),
+					}),
+				},
 			},
 			{
 				// W22: growth is a resize of the same volume; a NIC goes;
@@ -221,14 +219,15 @@ func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 `),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0", "mp1"),
+					ct.inPool(pool, true),
+					ct.mountOption("rootfs", "size", "6G"),
+					ct.mountOption("mp0", "size", "3G"),
+					ct.mountOption("mp1", "size", "1G"),
+					ct.configHas(map[string]string{"net1": ""}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("pool"), knownvalue.StringExact(pool)),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("root_disk").AtMapKey("size"), knownvalue.StringExact("6")),
 				},
-				Check: resource.ComposeTestCheckFunc(
-					ct.keeps("rootfs", "mp0", "mp1"), ct.inPool(pool, true),
-					ct.mountOption("rootfs", "size", "6G"), ct.mountOption("mp0", "size", "3G"), ct.mountOption("mp1", "size", "1G"),
-					ct.configHas(map[string]string{"net1": ""}),
-				),
 			},
 			{
 				// Node change: a running container migrates in restart mode,
@@ -251,17 +250,19 @@ func testContainerInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 `),
 				ConfigPlanChecks: expectUpdate(),
 				ConfigStateChecks: []statecheck.StateCheck{
+					ct.keeps("rootfs", "mp0", "mp1"),
+					ct.inPool(pool, false),
+					acctest.CheckState(func(*tfjson.State) error {
+						guest, found, err := tg.Client.FindGuest(context.Background(), ct.VMID)
+						if err != nil || !found || guest.Node != "pve2" {
+							return fmt.Errorf("cluster lists container %d on %v (found=%v, err=%w)", ct.VMID, guest, found, err)
+						}
+						return nil
+					}),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("status"), knownvalue.StringExact("stopped")),
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("pool"), knownvalue.Null()),
 				},
-				Check: resource.ComposeTestCheckFunc(ct.keeps("rootfs", "mp0", "mp1"), ct.inPool(pool, false), func(*terraform.State) error {
-					guest, found, err := tg.Client.FindGuest(context.Background(), ct.vmid)
-					if err != nil || !found || guest.Node != "pve2" {
-						return fmt.Errorf("cluster lists container %d on %v (found=%v, err=%w)", ct.vmid, guest, found, err)
-					}
-					return nil
-				}),
 			},
 		},
 	})

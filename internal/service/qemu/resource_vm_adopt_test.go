@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -54,21 +55,23 @@ func TestAccVMCreateAdoptsHalfMadeVMW13(t *testing.T) {
     net0 = { bridge = "vmbr0" }
   }
 `),
-			Check: vm.configCheck(func(c map[string]string) error {
-				if vm.vmid != halfMade {
-					return fmt.Errorf("VMID %d: want the half-made VM %d adopted", vm.vmid, halfMade)
-				}
-				if c["description"] != "adopted" || c["memory"] != "1024" {
-					return fmt.Errorf("description %q, memory %q: want the plan's, without the marker", c["description"], c["memory"])
-				}
-				if _, extra := c["unused0"]; extra || c["scsi1"] != "" {
-					return fmt.Errorf("adopting changed the disks: unused0 %q, scsi1 %q", c["unused0"], c["scsi1"])
-				}
-				if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
-					return fmt.Errorf("%d create requests: want only the planted one", n)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(c map[string]string) error {
+					if vm.VMID != halfMade {
+						return fmt.Errorf("VMID %d: want the half-made VM %d adopted", vm.VMID, halfMade)
+					}
+					if c["description"] != "adopted" || c["memory"] != "1024" {
+						return fmt.Errorf("description %q, memory %q: want the plan's, without the marker", c["description"], c["memory"])
+					}
+					if _, extra := c["unused0"]; extra || c["scsi1"] != "" {
+						return fmt.Errorf("adopting changed the disks: unused0 %q, scsi1 %q", c["unused0"], c["scsi1"])
+					}
+					if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
+						return fmt.Errorf("%d create requests: want only the planted one", n)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }
@@ -95,19 +98,21 @@ func TestAccVMCreateLeavesUnmarkedNamesakeW13(t *testing.T) {
   node = "pve1"
   name = "twin-1"
 `),
-			Check: vm.configCheck(func(c map[string]string) error {
-				if vm.vmid == namesake {
-					return fmt.Errorf("the unmarked VM %d was adopted", namesake)
-				}
-				if _, marked := c["description"]; marked {
-					return fmt.Errorf("description %q left on the new VM", c["description"])
-				}
-				other, ok := sim.GuestConfig(namesake)
-				if !ok || other["description"] != "not ours" {
-					return fmt.Errorf("the namesake %d changed: %v", namesake, other)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(c map[string]string) error {
+					if vm.VMID == namesake {
+						return fmt.Errorf("the unmarked VM %d was adopted", namesake)
+					}
+					if _, marked := c["description"]; marked {
+						return fmt.Errorf("description %q left on the new VM", c["description"])
+					}
+					other, ok := sim.GuestConfig(namesake)
+					if !ok || other["description"] != "not ours" {
+						return fmt.Errorf("the namesake %d changed: %v", namesake, other)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }

@@ -7,8 +7,11 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -40,14 +43,14 @@ func clonesBesideTemplate(tg *acctest.Target) (map[int]string, error) {
 // oneFinishedCloneOn checks that PVE holds exactly one clone, on node,
 // finished (no marker left), and that the whole test sent wantClones
 // clone requests.
-func oneFinishedCloneOn(tg *acctest.Target, vm *vmRef, node string, wantClones int) resource.TestCheckFunc {
+func oneFinishedCloneOn(tg *acctest.Target, vm *vmRef, node string, wantClones int) statecheck.StateCheck {
 	return vm.configCheck(func(c map[string]string) error {
 		clones, err := clonesBesideTemplate(tg)
 		if err != nil {
 			return err
 		}
-		if len(clones) != 1 || clones[vm.vmid] != node {
-			return fmt.Errorf("want exactly VM %d on %s, PVE has %v", vm.vmid, node, clones)
+		if len(clones) != 1 || clones[vm.VMID] != node {
+			return fmt.Errorf("want exactly VM %d on %s, PVE has %v", vm.VMID, node, clones)
 		}
 		if c["description"] != "golden image" {
 			return fmt.Errorf("description %q: want the template's, without the clone marker", c["description"])
@@ -108,8 +111,8 @@ func TestAccVMCloneFailedMigrationResumesW13W14(t *testing.T) {
 			},
 			{
 				Config: config,
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(vmAddr, "node", "pve2"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
 					oneFinishedCloneOn(tg, vm, "pve2", 1),
 					vm.configCheck(func(c map[string]string) error {
 						if c["cores"] != "3" {
@@ -120,7 +123,7 @@ func TestAccVMCloneFailedMigrationResumesW13W14(t *testing.T) {
 						}
 						return nil
 					}),
-				),
+				},
 			},
 		},
 	})
@@ -145,16 +148,16 @@ func TestAccVMCloneAdoptsHalfMadeOnSourceNodeW13(t *testing.T) {
   name  = "crash-2"
   clone = { source_vmid = %d, source_node = "pve1" }
 `, templateVMID)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(vmAddr, "vmid", fmt.Sprint(halfMade)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(int64(halfMade))),
 				oneFinishedCloneOn(tg, vm, "pve2", 1),
-				func(*terraform.State) error {
+				acctest.CheckState(func(*tfjson.State) error {
 					if n := sim.Count("POST", migratePath); n != 1 {
 						return fmt.Errorf("want one migration, saw %d", n)
 					}
 					return nil
-				},
-			),
+				}),
+			},
 		}},
 	})
 }
@@ -174,15 +177,17 @@ func TestAccVMCloneIgnoresOtherHalfMadeCloneW13(t *testing.T) {
   name  = "mine-1"
   clone = { source_vmid = %d }
 `, templateVMID)),
-			Check: func(*terraform.State) error {
-				clones, err := clonesBesideTemplate(tg)
-				if err != nil {
-					return err
-				}
-				if len(clones) != 2 {
-					return fmt.Errorf("want the other half-made clone and ours, PVE has %v", clones)
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(*tfjson.State) error {
+					clones, err := clonesBesideTemplate(tg)
+					if err != nil {
+						return err
+					}
+					if len(clones) != 2 {
+						return fmt.Errorf("want the other half-made clone and ours, PVE has %v", clones)
+					}
+					return nil
+				}),
 			},
 		}},
 	})

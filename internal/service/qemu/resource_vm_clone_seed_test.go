@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -50,16 +50,6 @@ resource "pve_vm" %q {
 
 const ownSeed = `  cloud_init = { user_data = "#cloud-config\npackages: [curl]\n", seed_storage = "local" }`
 
-// guestIn reads vmid and node of addr from state.
-func guestIn(s *terraform.State, addr string) (int, string, error) {
-	rs, ok := s.RootModule().Resources[addr]
-	if !ok {
-		return 0, "", fmt.Errorf("%s not in state", addr)
-	}
-	vmid, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-	return vmid, rs.Primary.Attributes["node"], err
-}
-
 // seedVolume finds a seed ISO volume in the simulator's local storage.
 func seedVolume(tg *acctest.Target, node string, owner int) (userData string, found bool) {
 	volid := fmt.Sprintf("local:iso/pve-seed-%d.iso", owner)
@@ -76,7 +66,7 @@ func seedVolume(tg *acctest.Target, node string, owner int) (userData string, fo
 
 // cdromVolumes lists the ISO volumes a VM has in cdrom slots.
 func cdromVolumes(tg *acctest.Target, node string, vmid int) ([]string, error) {
-	config, err := (&vmRef{tg: tg, vmid: vmid, node: node}).config()
+	config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeQemu, vmid)
 	if err != nil {
 		return nil, err
 	}
@@ -102,8 +92,8 @@ func TestAccVMCloneOfSeededTemplateW15W32(t *testing.T) {
 	needsSim(t, tg)
 	const templateUserData = "#cloud-config\npackages: [htop]\n"
 	var templateID, ownID int
-	checkSeeds := func(s *terraform.State) error {
-		tpl, _, err := guestIn(s, "pve_vm_template.seeded")
+	checkSeeds := acctest.CheckState(func(state *tfjson.State) error {
+		_, tpl, err := acctest.GuestFromState(state, "pve_vm_template.seeded")
 		if err != nil {
 			return err
 		}
@@ -111,7 +101,7 @@ func TestAccVMCloneOfSeededTemplateW15W32(t *testing.T) {
 		if got, found := seedVolume(tg, "pve1", tpl); !found || got != templateUserData {
 			return fmt.Errorf("template seed: found %v, user-data %q", found, got)
 		}
-		inherits, _, err := guestIn(s, "pve_vm.inherits")
+		_, inherits, err := acctest.GuestFromState(state, "pve_vm.inherits")
 		if err != nil {
 			return err
 		}
@@ -122,10 +112,10 @@ func TestAccVMCloneOfSeededTemplateW15W32(t *testing.T) {
 		if want := fmt.Sprintf("ide3=local:iso/pve-seed-%d.iso", tpl); len(cdroms) != 1 || cdroms[0] != want {
 			return fmt.Errorf("clone without cloud_init has cdroms %v, want the inherited %s", cdroms, want)
 		}
-		if _, ok := s.RootModule().Resources["pve_vm.own"]; !ok {
+		if !acctest.InState(state, "pve_vm.own") {
 			return nil
 		}
-		own, _, err := guestIn(s, "pve_vm.own")
+		_, own, err := acctest.GuestFromState(state, "pve_vm.own")
 		if err != nil {
 			return err
 		}
@@ -141,34 +131,39 @@ func TestAccVMCloneOfSeededTemplateW15W32(t *testing.T) {
 			return fmt.Errorf("W15: clone with its own user_data has cdroms %v, want only %s", cdroms, want)
 		}
 		return nil
-	}
+	})
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{
-				Config: tg.Config(seedTemplate("pve1") + seedClone("inherits", "pve1", "", true) + seedClone("own", "pve1", ownSeed, true)),
-				Check:  checkSeeds,
+				Config:            tg.Config(seedTemplate("pve1") + seedClone("inherits", "pve1", "", true) + seedClone("own", "pve1", ownSeed, true)),
+				ConfigStateChecks: []statecheck.StateCheck{checkSeeds},
 			},
 			{
 				// Deleting the clone with its own seed deletes that seed only.
 				Config: tg.Config(seedTemplate("pve1") + seedClone("inherits", "pve1", "", true)),
-				Check: resource.ComposeAggregateTestCheckFunc(checkSeeds, func(*terraform.State) error {
-					if _, found := seedVolume(tg, "pve1", ownID); found {
-						return fmt.Errorf("the deleted clone's own seed is left")
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					checkSeeds,
+					acctest.CheckState(func(*tfjson.State) error {
+						if _, found := seedVolume(tg, "pve1", ownID); found {
+							return fmt.Errorf("the deleted clone's own seed is left")
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				// The template goes; its seed stays for the clone that uses it.
 				Config: tg.Config(seedClone("inherits", "pve1", "", false)),
-				Check: func(s *terraform.State) error {
-					if _, found := seedVolume(tg, "pve1", templateID); !found {
-						return fmt.Errorf("the template's seed ISO was deleted while a clone has it attached")
-					}
-					if _, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, templateVMID); err == nil {
-						return fmt.Errorf("the template was not deleted")
-					}
-					return nil
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(*tfjson.State) error {
+						if _, found := seedVolume(tg, "pve1", templateID); !found {
+							return fmt.Errorf("the template's seed ISO was deleted while a clone has it attached")
+						}
+						if _, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, templateVMID); err == nil {
+							return fmt.Errorf("the template was not deleted")
+						}
+						return nil
+					}),
 				},
 			},
 		},
@@ -192,28 +187,30 @@ func TestAccVMCloneOfSeededTemplateAcrossNodesW14W32(t *testing.T) {
 			},
 			{
 				Config: tg.Config(seedTemplate("pve1") + seedClone("far", "pve2", ownSeed, true)),
-				Check: func(s *terraform.State) error {
-					if n := sim.Count("POST", clonePath); n != 1 {
-						return fmt.Errorf("want one clone request (none for the refused clone), saw %d", n)
-					}
-					far, node, err := guestIn(s, "pve_vm.far")
-					if err != nil {
-						return err
-					}
-					if node != "pve2" {
-						return fmt.Errorf("clone on %s", node)
-					}
-					cdroms, err := cdromVolumes(tg, node, far)
-					if err != nil {
-						return err
-					}
-					if want := fmt.Sprintf("ide3=local:iso/pve-seed-%d.iso", far); len(cdroms) != 1 || cdroms[0] != want {
-						return fmt.Errorf("clone has cdroms %v, want only %s", cdroms, want)
-					}
-					if _, found := seedVolume(tg, "pve2", far); !found {
-						return fmt.Errorf("own seed not on pve2")
-					}
-					return nil
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(state *tfjson.State) error {
+						if n := sim.Count("POST", clonePath); n != 1 {
+							return fmt.Errorf("want one clone request (none for the refused clone), saw %d", n)
+						}
+						node, far, err := acctest.GuestFromState(state, "pve_vm.far")
+						if err != nil {
+							return err
+						}
+						if node != "pve2" {
+							return fmt.Errorf("clone on %s", node)
+						}
+						cdroms, err := cdromVolumes(tg, node, far)
+						if err != nil {
+							return err
+						}
+						if want := fmt.Sprintf("ide3=local:iso/pve-seed-%d.iso", far); len(cdroms) != 1 || cdroms[0] != want {
+							return fmt.Errorf("clone has cdroms %v, want only %s", cdroms, want)
+						}
+						if _, found := seedVolume(tg, "pve2", far); !found {
+							return fmt.Errorf("own seed not on pve2")
+						}
+						return nil
+					}),
 				},
 			},
 		},

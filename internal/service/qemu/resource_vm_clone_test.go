@@ -8,9 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -65,17 +69,15 @@ func makeTemplate(t *testing.T, tg *acctest.Target, node, storage string) {
 // clone test does not declare: the clone must not inherit them (W15).
 var undeclaredIdentityKeys = []string{"cipassword", "ipconfig0", "searchdomain", "nameserver", "cicustom"}
 
-func (v *vmRef) configCheck(check func(config map[string]string) error) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+// configCheck runs check on the VM's config in PVE.
+func (v *vmRef) configCheck(check func(config map[string]string) error) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
 		}
 		return check(config)
-	}
+	})
 }
 
 // W14, W15, W27: a clone declaring cpu, a grown disk and cloud-init plans
@@ -101,7 +103,7 @@ func TestAccVMCloneDeclaredOverridesW14W15W27(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(4, ""),
-				Check: resource.ComposeAggregateTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.configCheck(func(c map[string]string) error {
 						if c["cores"] != "4" || c["ciuser"] != "app" {
 							return fmt.Errorf("declared values not written: cores=%q ciuser=%q", c["cores"], c["ciuser"])
@@ -135,10 +137,10 @@ func TestAccVMCloneDeclaredOverridesW14W15W27(t *testing.T) {
 						}
 						return nil
 					}),
-					resource.TestCheckNoResourceAttr(vmAddr, "memory"),
-					resource.TestCheckNoResourceAttr(vmAddr, "disks.scsi1"),
-					resource.TestCheckNoResourceAttr(vmAddr, "description"),
-				),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("memory"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), acctest.NullOrLacks("scsi1")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("description"), knownvalue.Null()),
+				},
 			},
 			{
 				// Every update leaves the inherited disk alone.
@@ -146,15 +148,17 @@ func TestAccVMCloneDeclaredOverridesW14W15W27(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: vm.configCheck(func(c map[string]string) error {
-					if c["cores"] != "6" || c["memory"] != "2048" {
-						return fmt.Errorf("update not written: cores=%q memory=%q", c["cores"], c["memory"])
-					}
-					if _, has := c["scsi1"]; !has {
-						return fmt.Errorf("inherited scsi1 removed by an update")
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.configCheck(func(c map[string]string) error {
+						if c["cores"] != "6" || c["memory"] != "2048" {
+							return fmt.Errorf("update not written: cores=%q memory=%q", c["cores"], c["memory"])
+						}
+						if _, has := c["scsi1"]; !has {
+							return fmt.Errorf("inherited scsi1 removed by an update")
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				Config: vmConfig(tg, fmt.Sprintf(`
@@ -167,15 +171,17 @@ func TestAccVMCloneDeclaredOverridesW14W15W27(t *testing.T) {
   cloud_init = { user = "app", ssh_keys = ["ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgIC app@example"] }
   tags  = ["app"]
 `, templateVMID)),
-				Check: vm.configCheck(func(c map[string]string) error {
-					if _, has := c["scsi1"]; !has {
-						return fmt.Errorf("inherited scsi1 removed by an update")
-					}
-					if !strings.Contains(c["scsi0"], "size=6G") || c["tags"] != "app" {
-						return fmt.Errorf("update not written: scsi0=%q tags=%q", c["scsi0"], c["tags"])
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.configCheck(func(c map[string]string) error {
+						if _, has := c["scsi1"]; !has {
+							return fmt.Errorf("inherited scsi1 removed by an update")
+						}
+						if !strings.Contains(c["scsi0"], "size=6G") || c["tags"] != "app" {
+							return fmt.Errorf("update not written: scsi0=%q tags=%q", c["scsi0"], c["tags"])
+						}
+						return nil
+					}),
+				},
 			},
 		},
 	})
@@ -197,20 +203,21 @@ resource "pve_vm" "fleet" {
   clone = { source_vmid = %d }
 }
 `, templateVMID)),
-			Check: func(s *terraform.State) error {
-				seen := map[string]bool{}
-				for i := 0; i < 10; i++ {
-					rs, ok := s.RootModule().Resources[fmt.Sprintf("pve_vm.fleet.%d", i)]
-					if !ok {
-						return fmt.Errorf("pve_vm.fleet.%d not in state", i)
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(state *tfjson.State) error {
+					seen := map[int]bool{}
+					for i := 0; i < 10; i++ {
+						_, id, err := acctest.GuestFromState(state, fmt.Sprintf("pve_vm.fleet[%d]", i))
+						if err != nil {
+							return err
+						}
+						if seen[id] {
+							return fmt.Errorf("VMID %d taken twice", id)
+						}
+						seen[id] = true
 					}
-					id := rs.Primary.Attributes["vmid"]
-					if seen[id] {
-						return fmt.Errorf("VMID %s taken twice", id)
-					}
-					seen[id] = true
-				}
-				return nil
+					return nil
+				}),
 			},
 		}},
 	})
@@ -234,15 +241,15 @@ func TestAccVMCloneAcrossNodesW14(t *testing.T) {
   name  = "far-1"
   clone = { source_vmid = %d, source_node = "pve1" }
 `, templateVMID)),
-					Check: resource.ComposeAggregateTestCheckFunc(
-						resource.TestCheckResourceAttr(vmAddr, "node", "pve2"),
+					ConfigStateChecks: []statecheck.StateCheck{
+						statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
 						vm.configCheck(func(c map[string]string) error {
-							if vm.node != "pve2" || c["name"] != "far-1" {
-								return fmt.Errorf("clone on %s named %q", vm.node, c["name"])
+							if vm.Node != "pve2" || c["name"] != "far-1" {
+								return fmt.Errorf("clone on %s named %q", vm.Node, c["name"])
 							}
 							return nil
 						}),
-					),
+					},
 				}},
 			})
 		})
@@ -266,24 +273,26 @@ func TestAccVMCloneLostAnswerW13(t *testing.T) {
   name  = "lost-1"
   clone = { source_vmid = %d }
 `, templateVMID)),
-			Check: func(*terraform.State) error {
-				resources, err := tg.Client.ClusterResources(context.Background(), "vm")
-				if err != nil {
-					return err
-				}
-				guests := 0
-				for _, r := range resources {
-					if r.IsGuest() && r.VMID.Int() != templateVMID {
-						guests++
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(*tfjson.State) error {
+					resources, err := tg.Client.ClusterResources(context.Background(), "vm")
+					if err != nil {
+						return err
 					}
-				}
-				if guests != 1 {
-					return fmt.Errorf("want exactly one clone, PVE has %d", guests)
-				}
-				if n := sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
-					return fmt.Errorf("want one clone request (the lost one, then adoption), got %d", n)
-				}
-				return nil
+					guests := 0
+					for _, r := range resources {
+						if r.IsGuest() && r.VMID.Int() != templateVMID {
+							guests++
+						}
+					}
+					if guests != 1 {
+						return fmt.Errorf("want exactly one clone, PVE has %d", guests)
+					}
+					if n := sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
+						return fmt.Errorf("want one clone request (the lost one, then adoption), got %d", n)
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -313,18 +322,20 @@ func TestAccVMLinkedCloneW14(t *testing.T) {
   name  = "linked-1"
   clone = { source_vmid = %d, full = false }
 `, templateVMID)),
-				Check: vm.configCheck(func(c map[string]string) error {
-					if tg.Sim == nil {
-						return nil
-					}
-					volid, _, _ := strings.Cut(c["scsi0"], ",")
-					for _, v := range tg.Sim.Volumes("local-lvm") {
-						if v.VolID == volid && v.Base != "" {
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.configCheck(func(c map[string]string) error {
+						if tg.Sim == nil {
 							return nil
 						}
-					}
-					return fmt.Errorf("scsi0 %s is not backed by the template's base volume", volid)
-				}),
+						volid, _, _ := strings.Cut(c["scsi0"], ",")
+						for _, v := range tg.Sim.Volumes("local-lvm") {
+							if v.VolID == volid && v.Base != "" {
+								return nil
+							}
+						}
+						return fmt.Errorf("scsi0 %s is not backed by the template's base volume", volid)
+					}),
+				},
 			},
 		},
 	})
@@ -362,15 +373,17 @@ func TestAccVMCloneAdoptsHalfMadeCloneW13(t *testing.T) {
   name  = "crash-1"
   clone = { source_vmid = %d }
 `, templateVMID)),
-			Check: vm.configCheck(func(c map[string]string) error {
-				if vm.vmid != 150 || c["description"] != "golden image" {
-					return fmt.Errorf("VMID %d, description %q: want the adopted 150 without its marker", vm.vmid, c["description"])
-				}
-				if n := tg.Sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
-					return fmt.Errorf("want only the crashed apply's clone request, got %d", n)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(c map[string]string) error {
+					if vm.VMID != 150 || c["description"] != "golden image" {
+						return fmt.Errorf("VMID %d, description %q: want the adopted 150 without its marker", vm.VMID, c["description"])
+					}
+					if n := tg.Sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
+						return fmt.Errorf("want only the crashed apply's clone request, got %d", n)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -76,21 +77,18 @@ func passwordWrites(tg *acctest.Target) int {
 	return n
 }
 
-func wantPasswordWrites(tg *acctest.Target, want int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func wantPasswordWrites(tg *acctest.Target, want int) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		if got := passwordWrites(tg); got != want {
 			return fmt.Errorf("cipassword written %d times, want %d", got, want)
 		}
 		return nil
-	}
+	})
 }
 
 // sshKeysAre checks PVE's sshkeys as a decoded set (W30).
-func (v *vmRef) sshKeysAre(keys ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) sshKeysAre(keys ...string) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -100,7 +98,7 @@ func (v *vmRef) sshKeysAre(keys ...string) resource.TestCheckFunc {
 			return fmt.Errorf("sshkeys in PVE = %q, want %q", got, keys)
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
@@ -117,12 +115,6 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 			{
 				Config: cloudInitVM(tg, ciBase+withPassword(1)),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cloud_init").AtMapKey("password_wo"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cloud_init").AtMapKey("slot"), knownvalue.StringExact("ide2")),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cdroms"), knownvalue.Null()),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), knownvalue.MapSizeExact(1)),
-				},
-				Check: resource.ComposeTestCheckFunc(
 					vm.configHas(map[string]string{
 						"ciuser": "debian", "nameserver": "10.0.0.1 10.0.0.2", "searchdomain": "lan",
 						"cipassword": "**********",
@@ -131,7 +123,11 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 					vm.ipConfigIs("ipconfig0", "ip=10.0.0.5/24,gw=10.0.0.1,ip6=auto"),
 					vm.sshKeysAre(sshKeyColon, sshKeyPlus),
 					wantPasswordWrites(tg, 1),
-				),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cloud_init").AtMapKey("password_wo"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cloud_init").AtMapKey("slot"), knownvalue.StringExact("ide2")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cdroms"), knownvalue.Null()),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), knownvalue.MapSizeExact(1)),
+				},
 			},
 			{
 				// PVE reports no password, only a mask (W31): the import
@@ -140,7 +136,7 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"cloud_init.password_wo_version"},
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 			},
 			{
 				// Adopted by an import block without a password in the
@@ -149,7 +145,7 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
 				},
@@ -168,7 +164,7 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
     }
 `+withPassword(1)),
 				ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.configHas(map[string]string{
 						"ciuser": "admin", "nameserver": "10.0.0.53", "searchdomain": "example.org", "ciupgrade": "0",
 						"cipassword": "**********",
@@ -178,25 +174,25 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 					vm.ipConfigIs("ipconfig1", "ip6=2001:db8::5/64,gw6=2001:db8::1"),
 					vm.sshKeysAre(sshKeyPlus),
 					wantPasswordWrites(tg, 1),
-				),
+				},
 			},
 			{
 				// Rotation: a new version writes the password once.
 				Config:           cloudInitVM(tg, ciBase+withPassword(2)),
 				ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.configHas(map[string]string{"ciuser": "debian", "ciupgrade": "", "ipconfig1": ""}),
 					wantPasswordWrites(tg, 2),
-				),
+				},
 			},
 			{
 				// The password leaves the configuration: PVE keeps it.
 				Config:           cloudInitVM(tg, ciBase),
 				ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.configHas(map[string]string{"cipassword": "**********"}),
 					wantPasswordWrites(tg, 2),
-				),
+				},
 			},
 		},
 	})
@@ -204,11 +200,8 @@ func TestAccVM_cloudInitKeysPasswordW27W30W31(t *testing.T) {
 
 // cloudInitDriveAt checks that slot holds PVE's cloud-init drive on
 // storage (W27).
-func (v *vmRef) cloudInitDriveAt(slot, storage string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) cloudInitDriveAt(slot, storage string) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -218,15 +211,12 @@ func (v *vmRef) cloudInitDriveAt(slot, storage string) resource.TestCheckFunc {
 			return fmt.Errorf("%s = %q, want a cloud-init drive on %s", slot, config[slot], storage)
 		}
 		return nil
-	}
+	})
 }
 
 // ipConfigIs compares an ipconfigN value as a set of tokens.
-func (v *vmRef) ipConfigIs(key, want string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) ipConfigIs(key, want string) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -237,7 +227,7 @@ func (v *vmRef) ipConfigIs(key, want string) resource.TestCheckFunc {
 			return fmt.Errorf("%s = %q, want %q", key, config[key], want)
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccVM_cloudInitRefusals(t *testing.T) {
@@ -276,15 +266,16 @@ func TestAccVM_cloudInitRefusals(t *testing.T) {
 	})
 }
 
-// stateJSON is the state as Terraform would write it, for secret scans.
-func stateJSON(s *terraform.State) (string, error) {
-	b, err := json.Marshal(s)
+// stateJSON is the state as Terraform shows it, every attribute value
+// included, for secret scans.
+func stateJSON(state *tfjson.State) (string, error) {
+	b, err := json.Marshal(state)
 	return string(b), err
 }
 
-func stateLacks(secrets ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		text, err := stateJSON(s)
+func stateLacks(secrets ...string) statecheck.StateCheck {
+	return acctest.CheckState(func(state *tfjson.State) error {
+		text, err := stateJSON(state)
 		if err != nil {
 			return err
 		}
@@ -294,7 +285,7 @@ func stateLacks(secrets ...string) resource.TestCheckFunc {
 			}
 		}
 		return nil
-	}
+	})
 }
 
 const seedUserData = "#cloud-config\\npackages: [htop]\\n"
@@ -313,12 +304,9 @@ func seedVM(tg *acctest.Target, userData string) string {
 }
 
 // seedIs checks the seed volume the simulator parsed and its attachment.
-func (v *vmRef) seedIs(userData string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
-		volid := fmt.Sprintf("local:iso/pve-seed-%d.iso", v.vmid)
+func (v *vmRef) seedIs(userData string) statecheck.StateCheck {
+	return v.Check(func() error {
+		volid := fmt.Sprintf("local:iso/pve-seed-%d.iso", v.VMID)
 		var found bool
 		for _, vol := range v.tg.Sim.Volumes("local") {
 			if vol.VolID != volid {
@@ -356,7 +344,7 @@ func (v *vmRef) seedIs(userData string) resource.TestCheckFunc {
 			return fmt.Errorf("seed joined the boot order: %q", config["boot"])
 		}
 		return nil
-	}
+	})
 }
 
 func uploads(tg *acctest.Target) int {
@@ -369,13 +357,13 @@ func uploads(tg *acctest.Target) int {
 	return n
 }
 
-func wantUploads(tg *acctest.Target, want int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func wantUploads(tg *acctest.Target, want int) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		if got := uploads(tg); got != want {
 			return fmt.Errorf("%d uploads, want %d", got, want)
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccVM_cloudInitSeedISOW32(t *testing.T) {
@@ -401,26 +389,36 @@ func TestAccVM_cloudInitSeedISOW32(t *testing.T) {
 			{
 				Config: seedVM(tg, seedUserData),
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.seedIs("#cloud-config\npackages: [htop]\n"),
+					wantUploads(tg, 1),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cloud_init").AtMapKey("seed_sha256"),
 						knownvalue.StringRegexp(regexp.MustCompile(`^[0-9a-f]{64}$`))),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("cdroms"), knownvalue.Null()),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.seedIs("#cloud-config\npackages: [htop]\n"), wantUploads(tg, 1)),
 			},
 			{
 				Config:           seedVM(tg, "#cloud-config\\npackages: [vim]\\n"),
 				ConfigPlanChecks: update,
-				Check:            resource.ComposeTestCheckFunc(vm.seedIs("#cloud-config\npackages: [vim]\n"), wantUploads(tg, 2)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.seedIs("#cloud-config\npackages: [vim]\n"),
+					wantUploads(tg, 2),
+				},
 			},
 			{
 				Config:           seedVM(tg, ""),
 				ConfigPlanChecks: update,
-				Check:            resource.ComposeTestCheckFunc(vm.seedIs(""), wantUploads(tg, 2)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.seedIs(""),
+					wantUploads(tg, 2),
+				},
 			},
 			{
 				Config:           seedVM(tg, seedUserData),
 				ConfigPlanChecks: update,
-				Check:            resource.ComposeTestCheckFunc(vm.seedIs("#cloud-config\npackages: [htop]\n"), wantUploads(tg, 3)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.seedIs("#cloud-config\npackages: [htop]\n"),
+					wantUploads(tg, 3),
+				},
 			},
 		},
 	})
@@ -460,11 +458,18 @@ func TestAccVM_cloudInitSecretsStayOutOfStateAndLogs(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(1),
-				Check:  resource.ComposeTestCheckFunc(stateLacks(secrets...), vm.configHas(map[string]string{"cipassword": "**********"}), wantPasswordWrites(tg, 1)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					stateLacks(secrets...),
+					vm.configHas(map[string]string{"cipassword": "**********"}),
+					wantPasswordWrites(tg, 1),
+				},
 			},
 			{
 				Config: config(2),
-				Check:  resource.ComposeTestCheckFunc(stateLacks(secrets...), wantPasswordWrites(tg, 2)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					stateLacks(secrets...),
+					wantPasswordWrites(tg, 2),
+				},
 			},
 			{
 				// An import reads the mask back (W31): neither the mask nor
@@ -474,7 +479,7 @@ func TestAccVM_cloudInitSecretsStayOutOfStateAndLogs(t *testing.T) {
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"cloud_init.password_wo_version"},
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ImportStateCheck: func(states []*terraform.InstanceState) error {
 					for _, st := range states {
 						for key, value := range st.Attributes {

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -40,8 +40,8 @@ func TestAccVM_shrinkRefusedAtPlanW22(t *testing.T) {
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
 			{
-				Config: vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = 8 }`)),
-				Check:  vm.record(),
+				Config:            vmConfig(tg, disksBody("", `    scsi0 = { storage = "local-lvm", size = 8 }`)),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record()},
 			},
 			{
 				// W22: a smaller size is a plan-time error naming the disk and
@@ -55,7 +55,7 @@ func TestAccVM_shrinkRefusedAtPlanW22(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: vm.keeps("scsi0"),
+				ConfigStateChecks: []statecheck.StateCheck{vm.keeps("scsi0")},
 			},
 		},
 	})
@@ -74,10 +74,13 @@ func TestAccVM_storageMoveKeepsDataW23(t *testing.T) {
 				Config: vmConfig(tg, disksBody("", `
     scsi0 = { storage = "local-lvm", size = 8 }
     scsi1 = { storage = "local-lvm", size = 2, backup = false }`)),
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					oldVolume = vm.volumes["scsi1"]
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						oldVolume = vm.volumes["scsi1"]
+						return nil
+					}),
+				},
 			},
 			{
 				// W23: a storage change is move_disk, in place; the disk keeps
@@ -93,13 +96,9 @@ func TestAccVM_storageMoveKeepsDataW23(t *testing.T) {
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("volume"),
-						knownvalue.StringRegexp(regexp.MustCompile(`^shared-nfs:`))),
-				},
-				Check: resource.ComposeTestCheckFunc(
 					vm.keeps("scsi0"),
 					diskSize(vm, "scsi1", "2G"),
-					func(*terraform.State) error {
+					acctest.CheckState(func(*tfjson.State) error {
 						config, err := vm.config()
 						if err != nil {
 							return err
@@ -121,8 +120,10 @@ func TestAccVM_storageMoveKeepsDataW23(t *testing.T) {
 							return fmt.Errorf("old volume %s still exists after the move", oldVolume)
 						}
 						return nil
-					},
-				),
+					}),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("volume"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^shared-nfs:`))),
+				},
 			},
 		},
 	})
@@ -142,10 +143,13 @@ func TestAccVM_removedDiskDetachesW24(t *testing.T) {
     scsi0 = { storage = "local-lvm", size = 8 }
     scsi1 = { storage = "local-lvm", size = 2 }
     scsi2 = { storage = "local-lvm", size = 1 }`)),
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					detached, purged = vm.volumes["scsi1"], vm.volumes["scsi2"]
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						detached, purged = vm.volumes["scsi1"], vm.volumes["scsi2"]
+						return nil
+					}),
+				},
 			},
 			{
 				// W24: removing a disk detaches it; PVE keeps it as unusedN
@@ -156,11 +160,11 @@ func TestAccVM_removedDiskDetachesW24(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.keeps("scsi0", "scsi2"),
 					unusedHolds(vm, &detached, true),
 					volumeExists(vm, &detached, true),
-				),
+				},
 			},
 			{
 				// Purging is opt-in: with purge_removed_disks the removed
@@ -171,21 +175,21 @@ func TestAccVM_removedDiskDetachesW24(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.keeps("scsi0"),
 					unusedHolds(vm, &purged, false),
 					volumeExists(vm, &purged, false),
 					unusedHolds(vm, &detached, true),
 					volumeExists(vm, &detached, true),
-				),
+				},
 			},
 		},
 	})
 }
 
 // unusedHolds asserts whether an unusedN key of the VM holds *volid.
-func unusedHolds(vm *vmRef, volid *string, want bool) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func unusedHolds(vm *vmRef, volid *string, want bool) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		config, err := vm.config()
 		if err != nil {
 			return err
@@ -203,11 +207,11 @@ func unusedHolds(vm *vmRef, volid *string, want bool) resource.TestCheckFunc {
 			return fmt.Errorf("unusedN holding %s: %q, want present=%v", *volid, found, want)
 		}
 		return nil
-	}
+	})
 }
 
-func volumeExists(vm *vmRef, volid *string, want bool) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func volumeExists(vm *vmRef, volid *string, want bool) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		exists, err := vm.volumeExists(*volid)
 		if err != nil {
 			return err
@@ -216,7 +220,7 @@ func volumeExists(vm *vmRef, volid *string, want bool) resource.TestCheckFunc {
 			return fmt.Errorf("volume %s exists=%v, want %v", *volid, exists, want)
 		}
 		return nil
-	}
+	})
 }
 
 func TestAccVM_diskGuardsAtPlan(t *testing.T) {
@@ -231,7 +235,7 @@ func TestAccVM_diskGuardsAtPlan(t *testing.T) {
 				Config: vmConfig(tg, disksBody("", `
     scsi0 = { storage = "local-lvm", size = 8 }
     scsi1 = { storage = "local-lvm", size = 2 }`)),
-				Check: vm.record(),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record()},
 			},
 			{
 				// Moving a live disk to another bus would allocate an empty
@@ -275,12 +279,10 @@ func TestAccVM_importFromImageW25(t *testing.T) {
     scsi0 = { storage = "local-lvm", import_from = %q, size = 4 }
     scsi1 = { storage = "local-lvm", import_from = %q }`, image, image))),
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("4")),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("size"), knownvalue.StringExact("3")),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("import_from"), knownvalue.StringExact(image)),
-				},
-				Check: resource.ComposeTestCheckFunc(vm.record(), diskSize(vm, "scsi0", "4G"), diskSize(vm, "scsi1", "3G"),
-					func(*terraform.State) error {
+					vm.record(),
+					diskSize(vm, "scsi0", "4G"),
+					diskSize(vm, "scsi1", "3G"),
+					acctest.CheckState(func(*tfjson.State) error {
 						config, err := vm.config()
 						if err != nil {
 							return err
@@ -290,6 +292,10 @@ func TestAccVM_importFromImageW25(t *testing.T) {
 						}
 						return nil
 					}),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("4")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("size"), knownvalue.StringExact("3")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi1").AtMapKey("import_from"), knownvalue.StringExact(image)),
+				},
 			},
 			{
 				// import_from is create-time only: a new image is recorded
@@ -301,9 +307,11 @@ func TestAccVM_importFromImageW25(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					vm.keeps("scsi1"),
+					diskSize(vm, "scsi0", "4G"),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("import_from"), knownvalue.StringExact("local:import/other.qcow2")),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), vm.keeps("scsi1"), diskSize(vm, "scsi0", "4G")),
 			},
 		},
 	})
@@ -340,7 +348,7 @@ func TestAccVM_declaredBootOrderSurvivesNewCDROMW28(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, body("")), Check: vm.record()},
+			{Config: vmConfig(tg, body("")), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// W28: PVE appends a new CD-ROM to the boot order; the declared
 				// order is written back after the device request.
@@ -348,10 +356,10 @@ func TestAccVM_declaredBootOrderSurvivesNewCDROMW28(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.keeps("scsi0"),
 					vm.configHas(map[string]string{"boot": "order=scsi0;net0"}),
-				),
+				},
 			},
 		},
 	})

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
@@ -34,14 +35,17 @@ func TestAccVM_proxyLostCreateAnswerMakesOneVMW13(t *testing.T) {
   memory  = { size = 512 }
   disks   = { scsi0 = { storage = "local-lvm", size = 1 } }
 `),
-			Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-				n := 0
-				sim.View(func(c *pvesim.Cluster) { n = len(c.Guests) })
-				if n != 1 {
-					return fmt.Errorf("%d guests after the create, want 1", n)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.record(),
+				acctest.CheckState(func(*tfjson.State) error {
+					n := 0
+					sim.View(func(c *pvesim.Cluster) { n = len(c.Guests) })
+					if n != 1 {
+						return fmt.Errorf("%d guests after the create, want 1", n)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }

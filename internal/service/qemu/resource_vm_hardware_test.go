@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -40,11 +41,8 @@ const (
 )
 
 // liveValue checks a config key of the VM against a pattern.
-func (v *vmRef) liveValue(key string, pattern *regexp.Regexp) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) liveValue(key string, pattern *regexp.Regexp) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -53,7 +51,7 @@ func (v *vmRef) liveValue(key string, pattern *regexp.Regexp) resource.TestCheck
 			return fmt.Errorf("%s = %q, want %s", key, config[key], pattern)
 		}
 		return nil
-	}
+	})
 }
 
 // W41: the EFI disk is created with Secure Boot keys, toggled in place on
@@ -63,30 +61,25 @@ func TestAccVM_efiDiskAndTPM(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	vm := newVMRef(tg)
-	var efiVolume, tpmVolume string
-	remember := func(s *terraform.State) error {
-		rs := s.RootModule().Resources[vmAddr].Primary.Attributes
-		efiVolume, tpmVolume = rs["efi_disk.volume"], rs["tpm_state.volume"]
-		if efiVolume == "" || tpmVolume == "" {
-			return fmt.Errorf("volumes not in state: %v", rs)
-		}
-		return nil
-	}
-	same := func(s *terraform.State) error {
-		rs := s.RootModule().Resources[vmAddr].Primary.Attributes
-		if rs["efi_disk.volume"] != efiVolume || rs["tpm_state.volume"] != tpmVolume {
-			return fmt.Errorf("volumes changed: %s %s, were %s %s", rs["efi_disk.volume"], rs["tpm_state.volume"], efiVolume, tpmVolume)
-		}
-		return nil
-	}
+	// Step two keeps the volumes of step one.
+	efiVolume := statecheck.CompareValue(compare.ValuesSame())
+	tpmVolume := statecheck.CompareValue(compare.ValuesSame())
+	efiPath := tfjsonpath.New("efi_disk").AtMapKey("volume")
+	tpmPath := tfjsonpath.New("tpm_state").AtMapKey("volume")
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
 			{
 				Config: vmConfig(tg, firmwareVM(efiEnrolled, tpmV2)),
-				Check: resource.ComposeTestCheckFunc(vm.record(), remember,
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					statecheck.ExpectKnownValue(vmAddr, efiPath, knownvalue.StringRegexp(regexp.MustCompile(`.`))),
+					statecheck.ExpectKnownValue(vmAddr, tpmPath, knownvalue.StringRegexp(regexp.MustCompile(`.`))),
+					efiVolume.AddStateValue(vmAddr, efiPath),
+					tpmVolume.AddStateValue(vmAddr, tpmPath),
 					vm.liveValue("efidisk0", regexp.MustCompile(`^local-lvm:vm-\d+-disk-\d+,efitype=4m,ms-cert=[^,]+,pre-enrolled-keys=1,size=`)),
-					vm.liveValue("tpmstate0", regexp.MustCompile(`^local-lvm:vm-\d+-disk-\d+,.*version=v2\.0`))),
+					vm.liveValue("tpmstate0", regexp.MustCompile(`^local-lvm:vm-\d+-disk-\d+,.*version=v2\.0`)),
+				},
 			},
 			{
 				Config: vmConfig(tg, firmwareVM(efiPlain, tpmV2)),
@@ -94,21 +87,24 @@ func TestAccVM_efiDiskAndTPM(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
 				// Live form: same volume, ms-cert is PVE's and stays.
-				Check: resource.ComposeTestCheckFunc(same,
-					vm.liveValue("efidisk0", regexp.MustCompile(`,ms-cert=[^,]+,pre-enrolled-keys=0,`))),
+				ConfigStateChecks: []statecheck.StateCheck{
+					efiVolume.AddStateValue(vmAddr, efiPath),
+					tpmVolume.AddStateValue(vmAddr, tpmPath),
+					vm.liveValue("efidisk0", regexp.MustCompile(`,ms-cert=[^,]+,pre-enrolled-keys=0,`)),
+				},
 			},
 			{
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 			},
 			{
 				Config:            vmConfig(tg, firmwareVM(efiPlain, tpmV2)),
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
 				},
@@ -133,18 +129,18 @@ func TestAccVM_efiDiskAndTPMAddedInPlace(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, firmwareVM("", "")), Check: vm.record()},
+			{Config: vmConfig(tg, firmwareVM("", "")), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				Config: vmConfig(tg, firmwareVM(`  efi_disk = { storage = "local-lvm", pre_enrolled_keys = true }`, `  tpm_state = { storage = "local-lvm" }`)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					vm.liveValue("efidisk0", regexp.MustCompile(`^local-lvm:vm-\d+-disk-\d+,efitype=4m,ms-cert=`)),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("efi_disk").AtMapKey("type"), knownvalue.StringExact("4m")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("tpm_state").AtMapKey("version"), knownvalue.StringExact("v2.0")),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"),
-					vm.liveValue("efidisk0", regexp.MustCompile(`^local-lvm:vm-\d+-disk-\d+,efitype=4m,ms-cert=`))),
 			},
 		},
 	})
@@ -181,20 +177,23 @@ func TestAccVM_pciDevicesUnderToken(t *testing.T) {
 			},
 			{
 				Config: vmConfig(tg, pciVM(`    hostpci0 = { mapping = "gpu0" }`)),
-				Check:  resource.ComposeTestCheckFunc(vm.record(), vm.configHas(map[string]string{"hostpci0": "mapping=gpu0"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					vm.configHas(map[string]string{"hostpci0": "mapping=gpu0"}),
+				},
 			},
 			{
 				Config: vmConfig(tg, pciVM(`    hostpci0 = { mapping = "gpu0", pcie = true, rombar = false }`)),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: vm.configHas(map[string]string{"hostpci0": "mapping=gpu0,pcie=1,rombar=0"}),
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"hostpci0": "mapping=gpu0,pcie=1,rombar=0"})},
 			},
 			{
 				// Added behind Terraform's back: the plan stays empty (a
 				// warning names it) and an apply leaves it alone.
 				PreConfig: func() {
-					if err := tg.Client.UpdateGuestConfig(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"hostpci1": {"mapping=nic0"}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(context.Background(), vm.Node, pveapi.GuestTypeQemu, vm.VMID, url.Values{"hostpci1": {"mapping=nic0"}}); err != nil {
 						t.Fatalf("add hostpci1 outside Terraform: %v", err)
 					}
 				},
@@ -202,11 +201,11 @@ func TestAccVM_pciDevicesUnderToken(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: vm.configHas(map[string]string{"hostpci1": "mapping=nic0"}),
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"hostpci1": "mapping=nic0"})},
 			},
 			{
-				Config: vmConfig(tg, pciVM(`    hostpci0 = { mapping = "gpu0", pcie = true, rombar = false }`)+"  description = \"gpu box\"\n"),
-				Check:  vm.configHas(map[string]string{"hostpci1": "mapping=nic0", "description": "gpu box"}),
+				Config:            vmConfig(tg, pciVM(`    hostpci0 = { mapping = "gpu0", pcie = true, rombar = false }`)+"  description = \"gpu box\"\n"),
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"hostpci1": "mapping=nic0", "description": "gpu box"})},
 			},
 		},
 	})
@@ -226,13 +225,13 @@ func TestAccVM_pciRawDeviceAsRoot(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, cfg), Check: resource.ComposeTestCheckFunc(vm.record(), vm.configHas(map[string]string{"hostpci0": "17:00.0,pcie=1,x-vga=1"}))},
+			{Config: vmConfig(tg, cfg), ConfigStateChecks: []statecheck.StateCheck{vm.record(), vm.configHas(map[string]string{"hostpci0": "17:00.0,pcie=1,x-vga=1"})}},
 			{
 				Config:            vmConfig(tg, cfg),
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
 				},
@@ -265,11 +264,11 @@ func TestAccVM_agentAddresses(t *testing.T) {
 			{
 				Config: vmConfig(tg, agentVM(`{ enabled = true, wait_for_ip = true, timeout = "1m" }`, "true")),
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("ipv4_addresses"), dhcp),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("ipv6_addresses"), knownvalue.ListExact(nil)),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("agent").AtMapKey("timeout"), knownvalue.StringExact("1m")),
 				},
-				Check: vm.record(),
 			},
 			{
 				Config: vmConfig(tg, agentVM(`{ enabled = true }`, "false")),
@@ -292,7 +291,7 @@ func TestAccVM_agentAddresses(t *testing.T) {
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"ipv4_addresses", "ipv6_addresses"},
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 			},
 		},
 	})

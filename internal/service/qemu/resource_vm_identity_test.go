@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -35,19 +37,29 @@ func strangerAt(t *testing.T, tg *acctest.Target, node string, vmid int, name st
 	})
 }
 
-// strangerUntouched checks that the VM at vmid is still the stranger as it
+// strangerIntact checks that the VM at vmid is still the stranger as it
 // was made.
-func strangerUntouched(tg *acctest.Target, node string, vmid *int, name string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
-		config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeQemu, *vmid)
-		if err != nil {
-			return fmt.Errorf("the VM at VMID %d: %w", *vmid, err)
-		}
-		if config["name"] != name || config["memory"] != "512" {
-			return fmt.Errorf("the VM at VMID %d was changed: name %q memory %q", *vmid, config["name"], config["memory"])
-		}
-		return nil
+func strangerIntact(tg *acctest.Target, node string, vmid int, name string) error {
+	config, err := tg.Client.GuestConfig(context.Background(), node, pveapi.GuestTypeQemu, vmid)
+	if err != nil {
+		return fmt.Errorf("the VM at VMID %d: %w", vmid, err)
 	}
+	if config["name"] != name || config["memory"] != "512" {
+		return fmt.Errorf("the VM at VMID %d was changed: name %q memory %q", vmid, config["name"], config["memory"])
+	}
+	return nil
+}
+
+// strangerUntouched is strangerIntact after a step; *vmid is read when the
+// check runs.
+func strangerUntouched(tg *acctest.Target, node string, vmid *int, name string) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error { return strangerIntact(tg, node, *vmid, name) })
+}
+
+// strangerUntouchedAfterDestroy is strangerIntact once the test's
+// resources are destroyed.
+func strangerUntouchedAfterDestroy(tg *acctest.Target, node string, vmid *int, name string) resource.TestCheckFunc {
+	return func(*terraform.State) error { return strangerIntact(tg, node, *vmid, name) }
 }
 
 // A VM deleted outside Terraform whose VMID PVE then gave to another VM:
@@ -61,16 +73,19 @@ func TestAccVM_strangerAtVMIDIsNotOurs(t *testing.T) {
 	var taken int
 
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: resource.ComposeTestCheckFunc(checkVMDestroyed(vm), strangerUntouched(tg, "pve1", &taken, "stranger")),
+		CheckDestroy: resource.ComposeTestCheckFunc(checkVMDestroyed(vm), strangerUntouchedAfterDestroy(tg, "pve1", &taken, "stranger")),
 		Steps: []resource.TestStep{
 			{
 				Config: vmConfig(tg, smallVM("pve1", "")),
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					taken = vm.vmid
-					destroyOutside(t, vm)
-					strangerAt(t, tg, "pve1", taken, "stranger")
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						taken = vm.VMID
+						destroyOutside(t, vm)
+						strangerAt(t, tg, "pve1", taken, "stranger")
+						return nil
+					}),
+				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
@@ -78,13 +93,16 @@ func TestAccVM_strangerAtVMIDIsNotOurs(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionCreate)},
 				},
-				Check: resource.ComposeTestCheckFunc(vm.record(), strangerUntouched(tg, "pve1", &taken, "stranger"),
-					func(*terraform.State) error {
-						if vm.vmid == taken {
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					strangerUntouched(tg, "pve1", &taken, "stranger"),
+					acctest.CheckState(func(*tfjson.State) error {
+						if vm.VMID == taken {
 							return fmt.Errorf("the new VM has the stranger's VMID %d", taken)
 						}
 						return nil
 					}),
+				},
 			},
 		},
 	})
@@ -100,15 +118,18 @@ func TestAccVM_strangerAtConfiguredVMIDFailsCreate(t *testing.T) {
 	config := vmConfig(tg, smallVM("pve1", fmt.Sprintf("  vmid = %d", vmid)))
 
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: strangerUntouched(tg, "pve1", &vmid, "stranger"),
+		CheckDestroy: strangerUntouchedAfterDestroy(tg, "pve1", &vmid, "stranger"),
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					destroyOutside(t, vm)
-					strangerAt(t, tg, "pve1", vmid, "stranger")
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						destroyOutside(t, vm)
+						strangerAt(t, tg, "pve1", vmid, "stranger")
+						return nil
+					}),
+				},
 				ExpectNonEmptyPlan: true,
 			},
 			{
@@ -120,7 +141,7 @@ func TestAccVM_strangerAtConfiguredVMIDFailsCreate(t *testing.T) {
 				PlanOnly: true,
 				// The stranger is never taken for the resource's VM.
 				ExpectNonEmptyPlan: true,
-				Check:              strangerUntouched(tg, "pve1", &vmid, "stranger"),
+				ConfigStateChecks:  []statecheck.StateCheck{strangerUntouched(tg, "pve1", &vmid, "stranger")},
 			},
 		},
 	})
@@ -136,7 +157,7 @@ func TestAccVM_importRecordsIdentity(t *testing.T) {
 	config := vmConfig(tg, fmt.Sprintf("  node = \"pve1\"\n  vmid = %d\n  name = \"imported\"\n  memory = { size = 512 }\n", vmid))
 
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: strangerUntouched(tg, "pve1", &vmid, "stranger"),
+		CheckDestroy: strangerUntouchedAfterDestroy(tg, "pve1", &vmid, "stranger"),
 		Steps: []resource.TestStep{
 			{
 				Config:             config,
@@ -182,8 +203,8 @@ func TestAccVM_foreignCreateInProgressDoesNotBlockW11(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{{
-			Config: vmConfig(tg, smallVM("pve1", `  timeouts = { create = "8s" }`)),
-			Check:  vm.record(),
+			Config:            vmConfig(tg, smallVM("pve1", `  timeouts = { create = "8s" }`)),
+			ConfigStateChecks: []statecheck.StateCheck{vm.record()},
 		}},
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -61,15 +62,17 @@ func TestAccVMCreateAdoptsHalfMadeListedUnderPlaceholderNameW11(t *testing.T) {
     net0 = { bridge = "vmbr0" }
   }
 `),
-			Check: vm.configCheck(func(map[string]string) error {
-				if vm.vmid != halfMade {
-					return fmt.Errorf("VMID %d: want the half-made VM %d adopted", vm.vmid, halfMade)
-				}
-				if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
-					return fmt.Errorf("%d create requests: want only the planted one", n)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(map[string]string) error {
+					if vm.VMID != halfMade {
+						return fmt.Errorf("VMID %d: want the half-made VM %d adopted", vm.VMID, halfMade)
+					}
+					if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
+						return fmt.Errorf("%d create requests: want only the planted one", n)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }
@@ -106,15 +109,17 @@ func TestAccVMCloneAdoptsHalfMadeListedUnderPlaceholderNameW11(t *testing.T) {
   name  = "crash-2"
   clone = { source_vmid = %d }
 `, templateVMID)),
-			Check: vm.configCheck(func(c map[string]string) error {
-				if vm.vmid != 150 || c["description"] != "golden image" {
-					return fmt.Errorf("VMID %d, description %q: want the adopted 150 without its marker", vm.vmid, c["description"])
-				}
-				if n := sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
-					return fmt.Errorf("want only the crashed apply's clone request, got %d", n)
-				}
-				return nil
-			}),
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(c map[string]string) error {
+					if vm.VMID != 150 || c["description"] != "golden image" {
+						return fmt.Errorf("VMID %d, description %q: want the adopted 150 without its marker", vm.VMID, c["description"])
+					}
+					if n := sim.Count("POST", "/nodes/{node}/qemu/{vmid}/clone"); n != 1 {
+						return fmt.Errorf("want only the crashed apply's clone request, got %d", n)
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }
@@ -126,19 +131,19 @@ func TestAccVMTemplateImportBeforeListingCatchesUpW17(t *testing.T) {
 	tg := acctest.New(t)
 	sim := needsSim(t, tg)
 	sim.SetStatsInterval(time.Hour)
-	tpl := newVMRef(tg)
+	tpl := newVMRefAt(tg, vmTemplateAddr)
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(tpl),
 		Steps: []resource.TestStep{
 			{
-				Config: vmTemplateConfig(tg, templateBody(2, "4"), ""),
-				Check:  isTemplate(tpl, "scsi0"),
+				Config:            vmTemplateConfig(tg, templateBody(2, "4"), ""),
+				ConfigStateChecks: []statecheck.StateCheck{isTemplate(tpl, "scsi0")},
 			},
 			{
 				ResourceName:      vmTemplateAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.node, tpl.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.Node, tpl.VMID), nil },
 			},
 		},
 	})

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -48,7 +49,7 @@ func TestAccVM_nodeChangeMigrates(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, smallVM("pve1", "")), Check: vm.record()},
+			{Config: vmConfig(tg, smallVM("pve1", "")), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// A running VM with a local disk migrates online with its
 				// disk: an update, not a replacement.
@@ -57,19 +58,20 @@ func TestAccVM_nodeChangeMigrates(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						if vm.Node != "pve2" {
+							return fmt.Errorf("VM %d is on %s after the migration", vm.VMID, vm.Node)
+						}
+						guest, found, err := tg.Client.FindGuest(context.Background(), vm.VMID)
+						if err != nil || !found || guest.Node != "pve2" {
+							return fmt.Errorf("cluster lists VM %d on %v (found=%v, err=%w)", vm.VMID, guest, found, err)
+						}
+						return nil
+					}),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), func(*terraform.State) error {
-					if vm.node != "pve2" {
-						return fmt.Errorf("VM %d is on %s after the migration", vm.vmid, vm.node)
-					}
-					guest, found, err := tg.Client.FindGuest(context.Background(), vm.vmid)
-					if err != nil || !found || guest.Node != "pve2" {
-						return fmt.Errorf("cluster lists VM %d on %v (found=%v, err=%w)", vm.vmid, guest, found, err)
-					}
-					return nil
-				}),
 			},
 		},
 	})
@@ -83,13 +85,13 @@ func TestAccVM_migratedOutsideTerraformIsFollowed(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, smallVM("pve1", "  started = false")), Check: vm.record()},
+			{Config: vmConfig(tg, smallVM("pve1", "  started = false")), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// Moved behind Terraform's back: refresh finds it on pve3
 				// (one cluster lookup after W12 on pve1), and the plan moves it
 				// back as configured.
 				PreConfig: func() {
-					upid, err := tg.Client.MigrateQemu(context.Background(), "pve1", vm.vmid, "pve3", false, true)
+					upid, err := tg.Client.MigrateQemu(context.Background(), "pve1", vm.VMID, "pve3", false, true)
 					if err == nil {
 						_, err = tg.Client.WaitTask(context.Background(), upid)
 					}
@@ -101,12 +103,15 @@ func TestAccVM_migratedOutsideTerraformIsFollowed(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), func(*terraform.State) error {
-					if vm.node != "pve1" {
-						return fmt.Errorf("VM on %s, want pve1", vm.node)
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						if vm.Node != "pve1" {
+							return fmt.Errorf("VM on %s, want pve1", vm.Node)
+						}
+						return nil
+					}),
+				},
 			},
 		},
 	})
@@ -116,18 +121,18 @@ func TestAccVM_migratedOutsideTerraformIsFollowed(t *testing.T) {
 func destroyOutside(t *testing.T, vm *vmRef) {
 	t.Helper()
 	ctx := context.Background()
-	upid, err := vm.tg.Client.GuestStatusAction(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, pveapi.QemuStop, url.Values{"timeout": {"30"}})
+	upid, err := vm.tg.Client.GuestStatusAction(ctx, vm.Node, pveapi.GuestTypeQemu, vm.VMID, pveapi.QemuStop, url.Values{"timeout": {"30"}})
 	if err == nil {
 		_, err = vm.tg.Client.WaitTask(ctx, upid)
 	}
 	if err == nil {
-		upid, err = vm.tg.Client.DeleteGuest(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, true, true)
+		upid, err = vm.tg.Client.DeleteGuest(ctx, vm.Node, pveapi.GuestTypeQemu, vm.VMID, true, true)
 	}
 	if err == nil {
 		_, err = vm.tg.Client.WaitTask(ctx, upid)
 	}
 	if err != nil {
-		t.Fatalf("destroy VM %d outside Terraform: %v", vm.vmid, err)
+		t.Fatalf("destroy VM %d outside Terraform: %v", vm.VMID, err)
 	}
 }
 
@@ -141,10 +146,13 @@ func TestAccVM_disappearsW12(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: vmConfig(tg, smallVM("pve1", "")),
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					destroyOutside(t, vm)
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						destroyOutside(t, vm)
+						return nil
+					}),
+				},
 				// W12: the refresh drops the VM from state; the next plan
 				// creates it again.
 				ExpectNonEmptyPlan: true,
@@ -154,7 +162,7 @@ func TestAccVM_disappearsW12(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionCreate)},
 				},
-				Check: vm.record(),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record()},
 			},
 		},
 	})
@@ -170,7 +178,10 @@ func TestAccVM_protectionBlocksDestroy(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: vmConfig(tg, smallVM("pve1", "  protection = true")),
-				Check:  resource.ComposeTestCheckFunc(vm.record(), vm.configHas(map[string]string{"protection": "1"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					vm.configHas(map[string]string{"protection": "1"}),
+				},
 			},
 			{
 				Config:      tg.Config(""),
@@ -181,7 +192,7 @@ func TestAccVM_protectionBlocksDestroy(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: vm.keeps("scsi0"),
+				ConfigStateChecks: []statecheck.StateCheck{vm.keeps("scsi0")},
 			},
 		},
 	})
@@ -198,13 +209,13 @@ func TestAccVM_pausedReadsPausedW18(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, smallVM("pve1", pausedTimeouts)), Check: vm.record()},
+			{Config: vmConfig(tg, smallVM("pve1", pausedTimeouts)), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// W18: a paused VM is status running / qmpstatus paused; it
 				// reads as paused and still started, so nothing is planned.
 				PreConfig: func() {
 					ctx := context.Background()
-					upid, err := tg.Client.GuestStatusAction(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, pveapi.QemuSuspend, url.Values{"todisk": {"0"}})
+					upid, err := tg.Client.GuestStatusAction(ctx, vm.Node, pveapi.GuestTypeQemu, vm.VMID, pveapi.QemuSuspend, url.Values{"todisk": {"0"}})
 					if err == nil {
 						_, err = tg.Client.WaitTask(ctx, upid)
 					}
@@ -229,12 +240,9 @@ func TestAccVM_pendingChangesRebootOrWarn(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	vm := newVMRef(tg)
-	pending := func(want bool) resource.TestCheckFunc {
-		return func(s *terraform.State) error {
-			if err := vm.load(s); err != nil {
-				return err
-			}
-			entries, err := tg.Client.GuestPending(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid)
+	pending := func(want bool) statecheck.StateCheck {
+		return vm.Check(func() error {
+			entries, err := tg.Client.GuestPending(context.Background(), vm.Node, pveapi.GuestTypeQemu, vm.VMID)
 			if err != nil {
 				return err
 			}
@@ -248,27 +256,32 @@ func TestAccVM_pendingChangesRebootOrWarn(t *testing.T) {
 				return fmt.Errorf("pending keys %v, want pending=%v", keys, want)
 			}
 			return nil
-		}
+		})
 	}
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, smallVM("pve1", `  bios = "seabios"`)), Check: vm.record()},
+			{Config: vmConfig(tg, smallVM("pve1", `  bios = "seabios"`)), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// A running VM keeps a firmware change pending: the apply
 				// warns, state shows the new value, the plan stays empty.
 				Config: vmConfig(tg, smallVM("pve1", `  bios = "ovmf"`)),
-				Check:  resource.ComposeTestCheckFunc(vm.keeps("scsi0"), pending(true)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					pending(true),
+				},
 			},
 			{
 				// With reboot_after_update the VM is rebooted and nothing
 				// stays pending.
 				Config: vmConfig(tg, smallVM("pve1", "  bios = \"seabios\"\n  reboot_after_update = true")),
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0"),
+					pending(false),
+					vm.configHas(map[string]string{"bios": "seabios"}),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0"), pending(false), vm.configHas(map[string]string{"bios": "seabios"})),
 			},
 		},
 	})
@@ -289,19 +302,22 @@ func TestAccVM_lostCreateAnswerIsAdoptedW13(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: vmConfig(tg, smallVM("pve1", "")),
-				Check: resource.ComposeTestCheckFunc(vm.record(), func(*terraform.State) error {
-					if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
-						return fmt.Errorf("create sent %d times, want once", n)
-					}
-					guests, err := tg.Client.ClusterResources(context.Background(), "vm")
-					if err != nil {
-						return err
-					}
-					if len(guests) != 1 || guests[0].VMID.Int() != vm.vmid {
-						return fmt.Errorf("want exactly VM %d, cluster has %v", vm.vmid, guests)
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					acctest.CheckState(func(*tfjson.State) error {
+						if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
+							return fmt.Errorf("create sent %d times, want once", n)
+						}
+						guests, err := tg.Client.ClusterResources(context.Background(), "vm")
+						if err != nil {
+							return err
+						}
+						if len(guests) != 1 || guests[0].VMID.Int() != vm.VMID {
+							return fmt.Errorf("want exactly VM %d, cluster has %v", vm.VMID, guests)
+						}
+						return nil
+					}),
+				},
 			},
 		},
 	})
@@ -327,10 +343,10 @@ func TestAccVM_allocatedVMIDRaceMovesOnW13(t *testing.T) {
 			{
 				Config: vmConfig(tg, smallVM("pve1", "")),
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("vmid"), knownvalue.Int64Exact(101)),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("id"), knownvalue.StringExact("101")),
 				},
-				Check: vm.record(),
 			},
 		},
 	})
@@ -373,7 +389,7 @@ func TestAccVM_requestsPerRefresh(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, smallVM("pve1", "")), Check: vm.record()},
+			{Config: vmConfig(tg, smallVM("pve1", "")), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// One refresh of a VM whose node is in state: GET config and
 				// GET status/current, nothing else (no cluster listing, no

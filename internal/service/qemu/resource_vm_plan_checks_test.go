@@ -8,8 +8,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -40,7 +42,7 @@ func TestAccVM_cloudInitSlotMoveRunning(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: ciSlotVM(tg, "", "ide2"), Check: vm.record()},
+			{Config: ciSlotVM(tg, "", "ide2"), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				// Refused at plan, before PVE queues the old drive's removal.
 				Config:      ciSlotVM(tg, "", "ide0"),
@@ -52,7 +54,7 @@ func TestAccVM_cloudInitSlotMoveRunning(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: vm.noPending(),
+				ConfigStateChecks: []statecheck.StateCheck{vm.noPending()},
 			},
 			{
 				// With a reboot allowed the move applies: stopped, moved,
@@ -61,34 +63,31 @@ func TestAccVM_cloudInitSlotMoveRunning(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.cloudInitDriveAt("ide0", "local-lvm"),
 					vm.configHas(map[string]string{"ide2": ""}),
 					vm.noPending(),
-					resource.TestCheckResourceAttr(vmAddr, "status", "running"),
-				),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
+				},
 			},
 		},
 	})
 }
 
 // noPending checks that PVE holds no change of the VM back for a restart.
-func (v *vmRef) noPending() resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
-		entries, err := v.tg.Client.GuestPending(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid)
+func (v *vmRef) noPending() statecheck.StateCheck {
+	return v.Check(func() error {
+		entries, err := v.tg.Client.GuestPending(context.Background(), v.Node, pveapi.GuestTypeQemu, v.VMID)
 		if err != nil {
 			return err
 		}
 		for _, e := range entries {
 			if e.HasPending || e.DeletePending() {
-				return fmt.Errorf("VM %d has a pending change of %s", v.vmid, e.Key)
+				return fmt.Errorf("VM %d has a pending change of %s", v.VMID, e.Key)
 			}
 		}
 		return nil
-	}
+	})
 }
 
 // A disk grown outside Terraform: the plan names both sizes and both
@@ -104,10 +103,10 @@ func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: disks("4"), Check: vm.record()},
+			{Config: disks("4"), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.ResizeGuestDisk(context.Background(), vm.node, pveapi.GuestTypeQemu, vm.vmid, "scsi0", "6G")
+					upid, err := tg.Client.ResizeGuestDisk(context.Background(), vm.Node, pveapi.GuestTypeQemu, vm.VMID, "scsi0", "6G")
 					tg.Outside(t, "grow scsi0", upid, err)
 				},
 				Config:      disks("4"),
@@ -127,7 +126,7 @@ func TestAccVM_grownOutsideNamesFixesW22(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: vm.keeps("scsi0"),
+				ConfigStateChecks: []statecheck.StateCheck{vm.keeps("scsi0")},
 			},
 		},
 	})
@@ -144,10 +143,10 @@ func TestAccVM_turnedTemplateOutsideW17(t *testing.T) {
 
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: vmConfig(tg, body+"  started = false\n"), Check: vm.record()},
+			{Config: vmConfig(tg, body+"  started = false\n"), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.TemplateQemu(context.Background(), vm.node, vm.vmid, "")
+					upid, err := tg.Client.TemplateQemu(context.Background(), vm.Node, vm.VMID, "")
 					tg.Outside(t, "convert to a template", upid, err)
 				},
 				Config:   vmConfig(tg, body+"  started = false\n"),
@@ -192,7 +191,7 @@ func TestAccVM_migrationBlockedByLocalCDROM(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: withCDROM("pve1", "local:iso/debian-13-netinst.iso"), Check: vm.record()},
+			{Config: withCDROM("pve1", "local:iso/debian-13-netinst.iso"), ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				Config:   withCDROM("pve2", "local:iso/debian-13-netinst.iso"),
 				PlanOnly: true,
@@ -218,7 +217,10 @@ func TestAccVM_migrationBlockedByLocalCDROM(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(vm.record(), resource.TestCheckResourceAttr(vmAddr, "node", "pve2")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
+				},
 			},
 		},
 	})
@@ -237,14 +239,14 @@ func TestAccVM_diskRemovedOutsideReattaches(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
-			{Config: config, Check: vm.record()},
+			{Config: config, ConfigStateChecks: []statecheck.StateCheck{vm.record()}},
 			{
 				PreConfig: func() {
 					ctx := context.Background()
-					if err := tg.Client.UpdateGuestConfig(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"delete": {"scsi1"}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(ctx, vm.Node, pveapi.GuestTypeQemu, vm.VMID, url.Values{"delete": {"scsi1"}}); err != nil {
 						t.Fatalf("detach outside Terraform: %v", err)
 					}
-					if err := tg.Client.UpdateGuestConfig(ctx, vm.node, pveapi.GuestTypeQemu, vm.vmid, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
+					if err := tg.Client.UpdateGuestConfig(ctx, vm.Node, pveapi.GuestTypeQemu, vm.VMID, url.Values{"scsi1": {vm.volumes["scsi1"]}}); err != nil {
 						t.Fatalf("re-attach outside Terraform: %v", err)
 					}
 				},
@@ -252,7 +254,10 @@ func TestAccVM_diskRemovedOutsideReattaches(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0", "scsi1"), vm.configHas(map[string]string{"unused0": ""})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0", "scsi1"),
+					vm.configHas(map[string]string{"unused0": ""}),
+				},
 			},
 		},
 	})

@@ -3,12 +3,12 @@ package qemu_test
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -82,14 +82,12 @@ resource "pve_vm" "test" {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan(), poolReadCheck{tg: tg, mark: &mark, pools: []string{poolA, poolB}}},
 				},
-				Check: func(s *terraform.State) error {
-					vm, ok := s.RootModule().Resources["pve_vm.test.0"]
-					if !ok {
-						return fmt.Errorf("no pve_vm.test.0 in state")
-					}
-					var err error
-					firstVMID, err = strconv.Atoi(vm.Primary.Attributes["vmid"])
-					return err
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(state *tfjson.State) error {
+						var err error
+						_, firstVMID, err = acctest.GuestFromState(state, "pve_vm.test[0]")
+						return err
+					}),
 				},
 			},
 			{
@@ -107,17 +105,19 @@ resource "pve_vm" "test" {
 						poolReadCheck{tg: tg, mark: &mark, pools: []string{poolA, poolB}},
 					},
 				},
-				Check: func(*terraform.State) error {
-					pool, found, err := tg.Client.GetPool(context.Background(), poolA)
-					if err != nil || !found {
-						return fmt.Errorf("pool %s: found=%v err=%w", poolA, found, err)
-					}
-					for _, m := range pool.Members {
-						if m.VMID.Int() == firstVMID {
-							return nil
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(*tfjson.State) error {
+						pool, found, err := tg.Client.GetPool(context.Background(), poolA)
+						if err != nil || !found {
+							return fmt.Errorf("pool %s: found=%v err=%w", poolA, found, err)
 						}
-					}
-					return fmt.Errorf("VM %d is not back in pool %s", firstVMID, poolA)
+						for _, m := range pool.Members {
+							if m.VMID.Int() == firstVMID {
+								return nil
+							}
+						}
+						return fmt.Errorf("VM %d is not back in pool %s", firstVMID, poolA)
+					}),
 				},
 			},
 		},

@@ -5,6 +5,9 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
@@ -45,9 +48,9 @@ func TestAccVMRestoreExcludedDiskKeepsCommentLine(t *testing.T) {
   restore = { archive = %q }
   cpu     = { cores = 2 }
 `, excludedDiskArchive)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckNoResourceAttr(vmAddr, "description"),
-				resource.TestCheckNoResourceAttr(vmAddr, "disks.scsi1"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("description"), knownvalue.Null()),
+				statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), acctest.NullOrLacks("scsi1")),
 				vm.configCheck(func(c map[string]string) error {
 					if want := "db server\n" + excludedDiskLine; c["description"] != want {
 						return fmt.Errorf("description = %q, want %q", c["description"], want)
@@ -57,7 +60,7 @@ func TestAccVMRestoreExcludedDiskKeepsCommentLine(t *testing.T) {
 					}
 					return nil
 				}),
-			),
+			},
 		}},
 	})
 }
@@ -77,15 +80,15 @@ func TestAccVMRestoreExcludedDiskDeclaredDescription(t *testing.T) {
   description = "managed by terraform"
   restore     = { archive = %q }
 `, excludedDiskArchive)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				resource.TestCheckResourceAttr(vmAddr, "description", "managed by terraform"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("description"), knownvalue.StringExact("managed by terraform")),
 				vm.configCheck(func(c map[string]string) error {
 					if c["description"] != "managed by terraform" {
 						return fmt.Errorf("description = %q", c["description"])
 					}
 					return nil
 				}),
-			),
+			},
 		}},
 	})
 }

@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -29,7 +31,7 @@ const vmArchive = pvesim.SeedQemuBackup
 // archiveKept checks the archive's undeclared settings on the VM: the
 // undeclared disk, memory, tags, description and cloud-init identity (a
 // restore, unlike a clone, keeps it).
-func archiveKept(vm *vmRef, wantCores string) resource.TestCheckFunc {
+func archiveKept(vm *vmRef, wantCores string) statecheck.StateCheck {
 	return vm.configCheck(func(c map[string]string) error {
 		if c["cores"] != wantCores {
 			return fmt.Errorf("declared cores not written: %q", c["cores"])
@@ -50,8 +52,8 @@ func archiveKept(vm *vmRef, wantCores string) resource.TestCheckFunc {
 // restoreSentNoDrives checks the restore request: the archive with the
 // declared overrides, but no drive, which PVE refuses next to an archive
 // ("option conflicts with option 'archive'").
-func restoreSentNoDrives(tg *acctest.Target) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func restoreSentNoDrives(tg *acctest.Target) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		for _, rec := range tg.Sim.Requests() {
 			if rec.Method != "POST" || rec.Template != "/nodes/{node}/qemu" {
 				continue
@@ -67,7 +69,7 @@ func restoreSentNoDrives(tg *acctest.Target) resource.TestCheckFunc {
 			return nil
 		}
 		return fmt.Errorf("no restore request recorded")
-	}
+	})
 }
 
 // W21, W22: a restore declaring cpu and a grown disk restores every disk
@@ -92,28 +94,32 @@ func TestAccVMRestoreGrownDiskAndCPUW21W22(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(4),
-				Check: resource.ComposeAggregateTestCheckFunc(
-					resource.TestCheckResourceAttr(vmAddr, "name", "web-restored"),
-					resource.TestCheckNoResourceAttr(vmAddr, "disks.scsi1"),
-					resource.TestCheckNoResourceAttr(vmAddr, "memory"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("name"), knownvalue.StringExact("web-restored")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), acctest.NullOrLacks("scsi1")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("memory"), knownvalue.Null()),
 					diskSize(vm, "scsi0", "20G"),
 					archiveKept(vm, "4"),
 					restoreSentNoDrives(tg),
 					vm.record(),
 					vm.configCheck(func(c map[string]string) error {
-						if !strings.HasPrefix(c["scsi0"], fmt.Sprintf("local-lvm:vm-%d-disk-", vm.vmid)) {
+						if !strings.HasPrefix(c["scsi0"], fmt.Sprintf("local-lvm:vm-%d-disk-", vm.VMID)) {
 							return fmt.Errorf("scsi0 = %q, want a new volume of the restored VM", c["scsi0"])
 						}
 						return nil
 					}),
-				),
+				},
 			},
 			{
 				Config: config(3),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeAggregateTestCheckFunc(archiveKept(vm, "3"), vm.keeps("scsi0", "scsi1"), diskSize(vm, "scsi0", "20G")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					archiveKept(vm, "3"),
+					vm.keeps("scsi0", "scsi1"),
+					diskSize(vm, "scsi0", "20G"),
+				},
 			},
 		},
 	})
@@ -138,8 +144,8 @@ func TestAccVMRestorePoolW48(t *testing.T) {
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: config(2), Check: resource.ComposeAggregateTestCheckFunc(inPool(vm, "restored", true), archiveKept(vm, "2"))},
-			{Config: config(1), Check: resource.ComposeAggregateTestCheckFunc(inPool(vm, "restored", true), archiveKept(vm, "1"))},
+			{Config: config(2), ConfigStateChecks: []statecheck.StateCheck{inPool(vm, "restored", true), archiveKept(vm, "2")}},
+			{Config: config(1), ConfigStateChecks: []statecheck.StateCheck{inPool(vm, "restored", true), archiveKept(vm, "1")}},
 		},
 	})
 }
@@ -181,8 +187,8 @@ func TestAccVMRestoreLostAnswerW13(t *testing.T) {
   name    = "lost-restore"
   restore = { archive = %q }
 `, vmArchive)),
-			Check: resource.ComposeAggregateTestCheckFunc(
-				func(*terraform.State) error {
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(*tfjson.State) error {
 					resources, err := tg.Client.ClusterResources(context.Background(), "vm")
 					if err != nil {
 						return err
@@ -200,9 +206,9 @@ func TestAccVMRestoreLostAnswerW13(t *testing.T) {
 						return fmt.Errorf("want one restore request (the lost one, then adoption), got %d", n)
 					}
 					return nil
-				},
+				}),
 				vm.configHas(map[string]string{"name": "lost-restore", "description": "web server, backed up nightly"}),
-			),
+			},
 		}},
 	})
 }
@@ -223,20 +229,22 @@ func TestAccVMRestoreCloudInitW27(t *testing.T) {
   restore    = { archive = %q, storage = "local-lvm" }
   cloud_init = { user = "app" }
 `, vmArchive)),
-			Check: vm.configCheck(func(c map[string]string) error {
-				if c["ciuser"] != "app" || c["ipconfig0"] != "ip=dhcp" {
-					return fmt.Errorf("ciuser=%q ipconfig0=%q, want the declared user and the archive's address", c["ciuser"], c["ipconfig0"])
-				}
-				if want := fmt.Sprintf("local-lvm:vm-%d-cloudinit,media=cdrom", vm.vmid); c["ide2"] != want {
-					return fmt.Errorf("ide2 = %q, want the restored cloud-init drive %q", c["ide2"], want)
-				}
-				for _, rec := range tg.Sim.Requests() {
-					if strings.HasSuffix(rec.Template, "/config") && rec.Method != "GET" && len(rec.Params["ide2"]) > 0 {
-						return fmt.Errorf("W27: the restored cloud-init drive was re-sent: ide2=%v", rec.Params["ide2"])
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.configCheck(func(c map[string]string) error {
+					if c["ciuser"] != "app" || c["ipconfig0"] != "ip=dhcp" {
+						return fmt.Errorf("ciuser=%q ipconfig0=%q, want the declared user and the archive's address", c["ciuser"], c["ipconfig0"])
 					}
-				}
-				return nil
-			}),
+					if want := fmt.Sprintf("local-lvm:vm-%d-cloudinit,media=cdrom", vm.VMID); c["ide2"] != want {
+						return fmt.Errorf("ide2 = %q, want the restored cloud-init drive %q", c["ide2"], want)
+					}
+					for _, rec := range tg.Sim.Requests() {
+						if strings.HasSuffix(rec.Template, "/config") && rec.Method != "GET" && len(rec.Params["ide2"]) > 0 {
+							return fmt.Errorf("W27: the restored cloud-init drive was re-sent: ide2=%v", rec.Params["ide2"])
+						}
+					}
+					return nil
+				}),
+			},
 		}},
 	})
 }
@@ -254,20 +262,21 @@ func TestAccVMTemplateFromRestoreW17(t *testing.T) {
   name    = "web-template"
   restore = { archive = %q, storage = "local-lvm" }
 `, vmArchive), ""),
-			Check: func(s *terraform.State) error {
-				rs := s.RootModule().Resources[vmTemplateAddr]
-				vmid, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-				if err != nil {
-					return err
-				}
-				c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
-				if err != nil {
-					return err
-				}
-				if c["template"] != "1" || !strings.Contains(c["scsi0"], fmt.Sprintf("base-%d-disk-", vmid)) || c["memory"] != "2048" {
-					return fmt.Errorf("template = %q scsi0 = %q memory = %q", c["template"], c["scsi0"], c["memory"])
-				}
-				return nil
+			ConfigStateChecks: []statecheck.StateCheck{
+				acctest.CheckState(func(state *tfjson.State) error {
+					_, vmid, err := acctest.GuestFromState(state, vmTemplateAddr)
+					if err != nil {
+						return err
+					}
+					c, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
+					if err != nil {
+						return err
+					}
+					if c["template"] != "1" || !strings.Contains(c["scsi0"], fmt.Sprintf("base-%d-disk-", vmid)) || c["memory"] != "2048" {
+						return fmt.Errorf("template = %q scsi0 = %q memory = %q", c["template"], c["scsi0"], c["memory"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})
@@ -305,18 +314,18 @@ func TestAccVMRestoreAdoptsHalfMadeVMW13(t *testing.T) {
   restore = { archive = %q }
   cpu     = { cores = 3 }
 `, vmArchive)),
-			Check: resource.ComposeAggregateTestCheckFunc(
+			ConfigStateChecks: []statecheck.StateCheck{
 				archiveKept(vm, "3"),
-				func(*terraform.State) error {
-					if vm.vmid != halfMade {
-						return fmt.Errorf("VMID %d: want the half-made VM %d taken up", vm.vmid, halfMade)
+				acctest.CheckState(func(*tfjson.State) error {
+					if vm.VMID != halfMade {
+						return fmt.Errorf("VMID %d: want the half-made VM %d taken up", vm.VMID, halfMade)
 					}
 					if n := sim.Count("POST", "/nodes/{node}/qemu"); n != 1 {
 						return fmt.Errorf("%d restore requests: want only the planted one", n)
 					}
 					return nil
-				},
-			),
+				}),
+			},
 		}},
 	})
 }

@@ -5,7 +5,10 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 )
@@ -26,7 +29,7 @@ func TestAccVMCloneSourceOnlyRecorded(t *testing.T) {
 	needsSim(t, tg)
 	makeTemplate(t, tg, "pve1", "local-lvm")
 	vm := newVMRef(tg)
-	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/qemu/%d", vm.node, vm.vmid) })
+	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/qemu/%d", vm.Node, vm.VMID) })
 	config := func(clone string) string {
 		return vmConfig(tg, fmt.Sprintf(`
   node  = "pve1"
@@ -45,30 +48,44 @@ func TestAccVMCloneSourceOnlyRecorded(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(fmt.Sprintf("  clone = { source_vmid = %d }", templateVMID)),
-				Check:  resource.ComposeAggregateTestCheckFunc(vm.record(), inherited),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					inherited,
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(fmt.Sprintf("  clone = { source_vmid = %d, full = false, storage = \"local-zfs\" }", templateVMID+1)),
 				ConfigPlanChecks: expectUpdateOnly(),
-				Check: resource.ComposeAggregateTestCheckFunc(watch.None(), vm.keeps("scsi0", "scsi1"), inherited,
-					resource.TestCheckResourceAttr(vmAddr, "clone.source_vmid", fmt.Sprint(templateVMID+1))),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					vm.keeps("scsi0", "scsi1"),
+					inherited,
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("clone").AtMapKey("source_vmid"), knownvalue.Int64Exact(templateVMID+1)),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(""),
 				ConfigPlanChecks: expectUpdateOnly(),
-				Check: resource.ComposeAggregateTestCheckFunc(watch.None(), vm.keeps("scsi0", "scsi1"), inherited,
-					resource.TestCheckNoResourceAttr(vmAddr, "clone.source_vmid"),
-					resource.TestCheckNoResourceAttr(vmAddr, "disks.scsi1"),
-					resource.TestCheckNoResourceAttr(vmAddr, "memory")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					vm.keeps("scsi0", "scsi1"),
+					inherited,
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("clone"), acctest.NullOrLacks("source_vmid")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks"), acctest.NullOrLacks("scsi1")),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("memory"), knownvalue.Null()),
+				},
 			},
 			{
 				// Without the source the guest still inherits: a refresh
 				// and a declared change leave the undeclared alone.
 				Config:           config("  memory = { size = 2048 }"),
 				ConfigPlanChecks: expectUpdateOnly(),
-				Check:            resource.ComposeAggregateTestCheckFunc(vm.keeps("scsi0", "scsi1"), vm.configHas(map[string]string{"memory": "2048", "tags": "base"})),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0", "scsi1"),
+					vm.configHas(map[string]string{"memory": "2048", "tags": "base"}),
+				},
 			},
 		},
 	})
@@ -81,7 +98,7 @@ func TestAccVMRestoreSourceOnlyRecorded(t *testing.T) {
 	tg := acctest.New(t)
 	needsSim(t, tg)
 	vm := newVMRef(tg)
-	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/qemu/%d", vm.node, vm.vmid) })
+	watch := acctest.NewWriteWatch(tg, func() string { return fmt.Sprintf("/nodes/%s/qemu/%d", vm.Node, vm.VMID) })
 	config := func(restore string) string {
 		return vmConfig(tg, fmt.Sprintf(`
   node    = "pve1"
@@ -94,19 +111,30 @@ func TestAccVMRestoreSourceOnlyRecorded(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config(fmt.Sprintf("  restore = { archive = %q, storage = \"local-lvm\" }", vmArchive)),
-				Check:  resource.ComposeAggregateTestCheckFunc(vm.record(), archiveKept(vm, "4")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					archiveKept(vm, "4"),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(`  restore = { archive = "local:backup/vzdump-qemu-120-2026_12_01-00_00_00.vma.zst", unique = true }`),
 				ConfigPlanChecks: expectUpdateOnly(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), vm.keeps("scsi0", "scsi1"), archiveKept(vm, "4")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					vm.keeps("scsi0", "scsi1"),
+					archiveKept(vm, "4"),
+				},
 			},
 			{
 				PreConfig:        watch.Mark,
 				Config:           config(""),
 				ConfigPlanChecks: expectUpdateOnly(),
-				Check:            resource.ComposeAggregateTestCheckFunc(watch.None(), vm.keeps("scsi0", "scsi1"), archiveKept(vm, "4")),
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					vm.keeps("scsi0", "scsi1"),
+					archiveKept(vm, "4"),
+				},
 			},
 		},
 	})

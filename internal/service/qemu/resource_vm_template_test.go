@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -48,25 +49,11 @@ func templateBody(cores int, size string) string {
 `, cores, size)
 }
 
-// loadTemplate reads the template's vmid and node from state.
-func loadTemplate(v *vmRef, s *terraform.State) error {
-	rs, ok := s.RootModule().Resources[vmTemplateAddr]
-	if !ok {
-		return fmt.Errorf("%s not in state", vmTemplateAddr)
-	}
-	id, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-	if err != nil {
-		return fmt.Errorf("vmid in state: %w", err)
-	}
-	v.vmid, v.node = id, rs.Primary.Attributes["node"]
-	return nil
-}
-
 // isTemplate checks that PVE holds the guest as a template whose disk is a
 // base volume, and that state records that volume (W17).
-func isTemplate(v *vmRef, slot string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := loadTemplate(v, s); err != nil {
+func isTemplate(v *vmRef, slot string) statecheck.StateCheck {
+	return acctest.CheckState(func(state *tfjson.State) error {
+		if err := v.Load(state); err != nil {
 			return err
 		}
 		config, err := v.config()
@@ -74,18 +61,21 @@ func isTemplate(v *vmRef, slot string) resource.TestCheckFunc {
 			return err
 		}
 		if config["template"] != "1" {
-			return fmt.Errorf("VM %d is not a template: template = %q", v.vmid, config["template"])
+			return fmt.Errorf("VM %d is not a template: template = %q", v.VMID, config["template"])
 		}
-		want := fmt.Sprintf("local-lvm:base-%d-disk-", v.vmid)
+		want := fmt.Sprintf("local-lvm:base-%d-disk-", v.VMID)
 		if !strings.HasPrefix(config[slot], want) {
 			return fmt.Errorf("%s is %q, want a base volume %s*", slot, config[slot], want)
 		}
-		volume := s.RootModule().Resources[vmTemplateAddr].Primary.Attributes["disks."+slot+".volume"]
+		volume, err := acctest.StringAt(state, v.Addr, tfjsonpath.New("disks").AtMapKey(slot).AtMapKey("volume"))
+		if err != nil {
+			return err
+		}
 		if !strings.HasPrefix(config[slot], volume+",") {
 			return fmt.Errorf("state records volume %q, PVE has %q", volume, config[slot])
 		}
 		return nil
-	}
+	})
 }
 
 // W17: a template from scratch is created stopped and marked a template;
@@ -95,7 +85,7 @@ func isTemplate(v *vmRef, slot string) resource.TestCheckFunc {
 func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := newVMRef(tg)
+	tpl := newVMRefAt(tg, vmTemplateAddr)
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkVMDestroyed(tpl),
@@ -103,9 +93,9 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 			{
 				Config: vmTemplateConfig(tg, templateBody(2, "4"), ""),
 				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
 					statecheck.ExpectKnownValue(vmTemplateAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("4")),
 				},
-				Check: isTemplate(tpl, "scsi0"),
 			},
 			{
 				// Changes PVE accepts on a template are made in place.
@@ -113,16 +103,19 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
-					config, err := tpl.config()
-					if err != nil {
-						return err
-					}
-					if config["cores"] != "4" || config["description"] != "golden image" {
-						return fmt.Errorf("cores %q description %q", config["cores"], config["description"])
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						config, err := tpl.config()
+						if err != nil {
+							return err
+						}
+						if config["cores"] != "4" || config["description"] != "golden image" {
+							return fmt.Errorf("cores %q description %q", config["cores"], config["description"])
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				// A template's disk grows in place: PVE's resize checks no
@@ -132,16 +125,19 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
-					config, err := tpl.config()
-					if err != nil {
-						return err
-					}
-					if !strings.HasSuffix(config["scsi0"], ",size=8G") {
-						return fmt.Errorf("scsi0 = %q, want the base volume grown to 8G", config["scsi0"])
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						config, err := tpl.config()
+						if err != nil {
+							return err
+						}
+						if !strings.HasSuffix(config["scsi0"], ",size=8G") {
+							return fmt.Errorf("scsi0 = %q, want the base volume grown to 8G", config["scsi0"])
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				// A template moves to another node in place, base volumes and all.
@@ -149,18 +145,21 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
-					if tpl.node != "pve2" {
-						return fmt.Errorf("template is on %s", tpl.node)
-					}
-					return nil
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						if tpl.Node != "pve2" {
+							return fmt.Errorf("template is on %s", tpl.Node)
+						}
+						return nil
+					}),
+				},
 			},
 			{
 				ResourceName:      vmTemplateAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.node, tpl.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", tpl.Node, tpl.VMID), nil },
 			},
 			{
 				// An import block adopts the template with an empty plan.
@@ -168,7 +167,7 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 				ResourceName:      vmTemplateAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.VMID), nil },
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmTemplateAddr, plancheck.ResourceActionNoop)},
 				},
@@ -183,7 +182,7 @@ func TestAccVMTemplate_fromScratchW17(t *testing.T) {
 func TestAccVMTemplate_fromDiskImageW25(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := newVMRef(tg)
+	tpl := newVMRefAt(tg, vmTemplateAddr)
 	source := filepath.Join(t.TempDir(), "cloud.qcow2")
 	image := make([]byte, 65536)
 	copy(image, "QFI\xfb")
@@ -218,24 +217,25 @@ resource "pve_disk_image" "cloud" {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					diskSizeOf(tpl, "scsi0", "2G"),
 					statecheck.ExpectKnownValue(vmTemplateAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("2")),
 				},
-				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), diskSizeOf(tpl, "scsi0", "2G")),
 			},
 			{
 				ResourceName:            vmTemplateAddr,
 				ImportState:             true,
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"disks.scsi0.import_from"},
-				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ImportStateIdFunc:       func(*terraform.State) (string, error) { return strconv.Itoa(tpl.VMID), nil },
 			},
 		},
 	})
 }
 
 // diskSizeOf checks the size PVE reports for a template's disk.
-func diskSizeOf(v *vmRef, slot, want string) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func diskSizeOf(v *vmRef, slot, want string) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -244,7 +244,7 @@ func diskSizeOf(v *vmRef, slot, want string) resource.TestCheckFunc {
 			return fmt.Errorf("%s is %q, want size=%s", slot, config[slot], want)
 		}
 		return nil
-	}
+	})
 }
 
 // W17: a template imported as pve_vm, or a VM imported as
@@ -252,7 +252,7 @@ func diskSizeOf(v *vmRef, slot, want string) resource.TestCheckFunc {
 func TestAccVMTemplate_wrongKindImportW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := newVMRef(tg)
+	tpl := newVMRefAt(tg, vmTemplateAddr)
 	vm := newVMRef(tg)
 	plainVM := `
 resource "pve_vm" "test" {
@@ -277,20 +277,23 @@ resource "pve_vm_template" "other" {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check:  resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), vm.record()),
+				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					vm.record(),
+				},
 			},
 			{
 				Config:            config + other,
 				ResourceName:      "pve_vm.other",
 				ImportState:       true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(tpl.VMID), nil },
 				ExpectError:       regexp.MustCompile(`(?s)VM Is A Template.*pve_vm_template`),
 			},
 			{
 				Config:            config + other,
 				ResourceName:      "pve_vm_template.other",
 				ImportState:       true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ExpectError:       regexp.MustCompile(`(?s)Not A VM Template.*import it as pve_vm`),
 			},
 		},
@@ -302,7 +305,7 @@ resource "pve_vm_template" "other" {
 func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	tpl := newVMRef(tg)
+	tpl := newVMRefAt(tg, vmTemplateAddr)
 	config := vmTemplateConfig(tg, templateBody(1, "1"), "")
 	var cloneID int
 
@@ -311,11 +314,14 @@ func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				Check: resource.ComposeTestCheckFunc(isTemplate(tpl, "scsi0"), func(*terraform.State) error {
-					id, err := linkedClone(tg.Client, tpl)
-					cloneID = id
-					return err
-				}),
+				ConfigStateChecks: []statecheck.StateCheck{
+					isTemplate(tpl, "scsi0"),
+					acctest.CheckState(func(*tfjson.State) error {
+						id, err := linkedClone(tg.Client, tpl)
+						cloneID = id
+						return err
+					}),
+				},
 			},
 			{
 				Config:      config,
@@ -324,7 +330,7 @@ func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 			},
 			{
 				PreConfig: func() {
-					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.node, pveapi.GuestTypeQemu, cloneID, true, false)
+					upid, err := tg.Client.DeleteGuest(context.Background(), tpl.Node, pveapi.GuestTypeQemu, cloneID, true, false)
 					if err == nil {
 						_, err = tg.Client.WaitTask(context.Background(), upid)
 					}
@@ -332,8 +338,8 @@ func TestAccVMTemplate_deleteWithLinkedCloneW17(t *testing.T) {
 						t.Fatalf("delete linked clone %d: %v", cloneID, err)
 					}
 				},
-				Config: config,
-				Check:  isTemplate(tpl, "scsi0"),
+				Config:            config,
+				ConfigStateChecks: []statecheck.StateCheck{isTemplate(tpl, "scsi0")},
 			},
 		},
 	})
@@ -346,7 +352,7 @@ func linkedClone(client *pveapi.Client, tpl *vmRef) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	upid, err := client.CloneGuest(ctx, tpl.node, pveapi.GuestTypeQemu, tpl.vmid, url.Values{"newid": {strconv.Itoa(id)}, "full": {"0"}, "name": {"tfacc-linked"}})
+	upid, err := client.CloneGuest(ctx, tpl.Node, pveapi.GuestTypeQemu, tpl.VMID, url.Values{"newid": {strconv.Itoa(id)}, "full": {"0"}, "name": {"tfacc-linked"}})
 	if err != nil {
 		return 0, err
 	}

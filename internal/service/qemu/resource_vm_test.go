@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -44,33 +45,23 @@ const twoDisksTwoNICs = `
   }
 `
 
-// vmRef follows the VM a test created: its vmid and node come from state,
-// its disks from PVE.
+// vmRef follows the VM a test created: its vmid and node come from state
+// (acctest.Guest), its disks from PVE.
 type vmRef struct {
+	*acctest.Guest
 	tg      *acctest.Target
-	vmid    int
-	node    string
 	volumes map[string]string // slot -> volid, as last recorded
 }
 
-func newVMRef(tg *acctest.Target) *vmRef { return &vmRef{tg: tg, volumes: map[string]string{}} }
+func newVMRef(tg *acctest.Target) *vmRef { return newVMRefAt(tg, vmAddr) }
 
-// load reads vmid and node from state.
-func (v *vmRef) load(s *terraform.State) error {
-	rs, ok := s.RootModule().Resources[vmAddr]
-	if !ok {
-		return fmt.Errorf("%s not in state", vmAddr)
-	}
-	id, err := strconv.Atoi(rs.Primary.Attributes["vmid"])
-	if err != nil {
-		return fmt.Errorf("vmid in state: %w", err)
-	}
-	v.vmid, v.node = id, rs.Primary.Attributes["node"]
-	return nil
+// newVMRefAt follows the VM at another resource address.
+func newVMRefAt(tg *acctest.Target, addr string) *vmRef {
+	return &vmRef{Guest: acctest.NewGuest(addr), tg: tg, volumes: map[string]string{}}
 }
 
 func (v *vmRef) config() (pveapi.GuestConfig, error) {
-	return v.tg.Client.GuestConfig(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid)
+	return v.tg.Client.GuestConfig(context.Background(), v.Node, pveapi.GuestTypeQemu, v.VMID)
 }
 
 // diskVolumes lists the volid of every data disk slot in PVE's config.
@@ -94,28 +85,22 @@ func (v *vmRef) diskVolumes() (map[string]string, error) {
 }
 
 // record remembers the volids of the VM's disks.
-func (v *vmRef) record() resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) record() statecheck.StateCheck {
+	return v.Check(func() error {
 		vols, err := v.diskVolumes()
 		if err != nil {
 			return err
 		}
 		v.volumes = vols
 		return nil
-	}
+	})
 }
 
 // keeps asserts that the listed disks still have the volids recorded
 // before, then records the current ones: an update must never give a kept
 // disk a new volume (W21).
-func (v *vmRef) keeps(slots ...string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) keeps(slots ...string) statecheck.StateCheck {
+	return v.Check(func() error {
 		vols, err := v.diskVolumes()
 		if err != nil {
 			return err
@@ -127,15 +112,12 @@ func (v *vmRef) keeps(slots ...string) resource.TestCheckFunc {
 		}
 		v.volumes = vols
 		return nil
-	}
+	})
 }
 
 // configHas asserts config keys of the VM in PVE.
-func (v *vmRef) configHas(want map[string]string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
+func (v *vmRef) configHas(want map[string]string) statecheck.StateCheck {
+	return v.Check(func() error {
 		config, err := v.config()
 		if err != nil {
 			return err
@@ -150,13 +132,13 @@ func (v *vmRef) configHas(want map[string]string) resource.TestCheckFunc {
 			}
 		}
 		return nil
-	}
+	})
 }
 
 // volumeExists reports whether a volid is on its storage on the VM's node.
 func (v *vmRef) volumeExists(volid string) (bool, error) {
 	storage, _, _ := strings.Cut(volid, ":")
-	vols, err := v.tg.Client.StorageContent(context.Background(), v.node, storage, "images")
+	vols, err := v.tg.Client.StorageContent(context.Background(), v.Node, storage, "images")
 	if err != nil {
 		return false, err
 	}
@@ -170,7 +152,7 @@ func (v *vmRef) volumeExists(volid string) (bool, error) {
 
 func checkVMDestroyed(v *vmRef) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		if v.vmid == 0 {
+		if v.VMID == 0 {
 			return nil
 		}
 		_, err := v.config()
@@ -180,7 +162,7 @@ func checkVMDestroyed(v *vmRef) resource.TestCheckFunc {
 		if err != nil {
 			return err
 		}
-		return fmt.Errorf("VM %d still exists after destroy", v.vmid)
+		return fmt.Errorf("VM %d still exists after destroy", v.VMID)
 	}
 }
 
@@ -202,6 +184,14 @@ func testVMCreateAndImport(t *testing.T, tg *acctest.Target) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionCreate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					vm.configHas(map[string]string{"name": "tfacc-web", "cores": "2", "memory": "2048", "onboot": ""}),
+					acctest.CheckState(func(*tfjson.State) error {
+						if len(vm.volumes) != 2 {
+							return fmt.Errorf("want 2 data disks in PVE, got %v", vm.volumes)
+						}
+						return nil
+					}),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("started"), knownvalue.Bool(true)),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("8")),
@@ -213,28 +203,18 @@ func testVMCreateAndImport(t *testing.T, tg *acctest.Target) {
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("boot_order"), knownvalue.NotNull()),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("tags"), knownvalue.Null()),
 				},
-				Check: resource.ComposeTestCheckFunc(
-					vm.record(),
-					vm.configHas(map[string]string{"name": "tfacc-web", "cores": "2", "memory": "2048", "onboot": ""}),
-					func(*terraform.State) error {
-						if len(vm.volumes) != 2 {
-							return fmt.Errorf("want 2 data disks in PVE, got %v", vm.volumes)
-						}
-						return nil
-					},
-				),
 			},
 			{
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 			},
 			{
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateVerify: true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", vm.node, vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("%s/%d", vm.Node, vm.VMID), nil },
 			},
 			{
 				// An import block adopts the VM with an empty plan.
@@ -242,7 +222,7 @@ func testVMCreateAndImport(t *testing.T, tg *acctest.Target) {
 				ResourceName:      vmAddr,
 				ImportState:       true,
 				ImportStateKind:   resource.ImportBlockWithID,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.vmid), nil },
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
 				},
@@ -268,8 +248,8 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 		CheckDestroy: checkVMDestroyed(vm),
 		Steps: []resource.TestStep{
 			{
-				Config: vmConfig(tg, twoDisksTwoNICs),
-				Check:  vm.record(),
+				Config:            vmConfig(tg, twoDisksTwoNICs),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record()},
 			},
 			{
 				// Hardware, identity and tags (W19: case folds, no diff).
@@ -297,18 +277,16 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 `),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("tags"),
-						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("Web"), knownvalue.StringExact("prod")})),
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("description"), knownvalue.StringExact("managed by terraform\nsecond line\n")),
-				},
-				Check: resource.ComposeTestCheckFunc(
 					vm.keeps("scsi0", "scsi1"),
 					vm.configHas(map[string]string{
 						"name": "tfacc-web-2", "cores": "4", "memory": "4096", "balloon": "1024", "onboot": "1",
 						"tags": "prod;web", "cpu": "x86-64-v2-AES", "cpuunits": "200", "bios": "ovmf",
 						"agent": "1,fstrim_cloned_disks=1",
 					}),
-				),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("tags"),
+						knownvalue.SetExact([]knownvalue.Check{knownvalue.StringExact("Web"), knownvalue.StringExact("prod")})),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("description"), knownvalue.StringExact("managed by terraform\nsecond line\n")),
+				},
 			},
 			{
 				// Attributes removed from configuration return to PVE's
@@ -328,13 +306,13 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
   }
 `),
 				ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.keeps("scsi0", "scsi1"),
 					vm.configHas(map[string]string{
 						"net1": "", "tags": "", "onboot": "", "memory": "", "balloon": "", "agent": "", "cpu": "",
 						"cpuunits": "", "bios": "", "description": "",
 					}),
-				),
+				},
 			},
 			{
 				// A new disk in an empty slot, option changes of a live disk.
@@ -354,9 +332,9 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
   }
 `),
 				ConfigPlanChecks: update,
-				Check: resource.ComposeTestCheckFunc(
+				ConfigStateChecks: []statecheck.StateCheck{
 					vm.keeps("scsi0", "scsi1"),
-					func(*terraform.State) error {
+					acctest.CheckState(func(*tfjson.State) error {
 						if vm.volumes["virtio0"] == "" {
 							return fmt.Errorf("virtio0 has no volume: %v", vm.volumes)
 						}
@@ -372,8 +350,8 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 							return fmt.Errorf("scsi0 options: %v", drive.Options)
 						}
 						return nil
-					},
-				),
+					}),
+				},
 			},
 			{
 				// W22: growth is a resize of the same volume.
@@ -394,13 +372,11 @@ func testVMInPlaceUpdates(t *testing.T, tg *acctest.Target) {
 `),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("virtio0").AtMapKey("size"), knownvalue.StringExact("1G")),
-				},
-				Check: resource.ComposeTestCheckFunc(
 					vm.keeps("scsi0", "scsi1", "virtio0"),
 					diskSize(vm, "scsi1", "6G"),
 					diskSize(vm, "virtio0", "1G"),
-				),
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("disks").AtMapKey("virtio0").AtMapKey("size"), knownvalue.StringExact("1G")),
+				},
 			},
 			{
 				// Power off, join a pool: both in place.
@@ -428,10 +404,11 @@ resource "pve_vm" "test" {
 `, pool)),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0", "scsi1", "virtio0"),
+					inPool(vm, pool, true),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("stopped")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("pool"), knownvalue.StringExact(pool)),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0", "scsi1", "virtio0"), inPool(vm, pool, true)),
 			},
 			{
 				// Leave the pool (W48), start again.
@@ -457,21 +434,19 @@ resource "pve_vm" "test" {
 `, pool)),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
+					vm.keeps("scsi0", "scsi1", "virtio0"),
+					inPool(vm, pool, false),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
 					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("pool"), knownvalue.Null()),
 				},
-				Check: resource.ComposeTestCheckFunc(vm.keeps("scsi0", "scsi1", "virtio0"), inPool(vm, pool, false)),
 			},
 		},
 	})
 }
 
 // diskSize asserts the size= PVE reports for a disk.
-func diskSize(vm *vmRef, slot, want string) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := vm.load(s); err != nil {
-			return err
-		}
+func diskSize(vm *vmRef, slot, want string) statecheck.StateCheck {
+	return vm.Check(func() error {
 		config, err := vm.config()
 		if err != nil {
 			return err
@@ -484,28 +459,25 @@ func diskSize(vm *vmRef, slot, want string) resource.TestCheckFunc {
 			return fmt.Errorf("%s size = %q, want %q", slot, drive.Options["size"], want)
 		}
 		return nil
-	}
+	})
 }
 
 // inPool asserts the VM's pool membership as the pools API reports it.
-func inPool(vm *vmRef, poolID string, want bool) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := vm.load(s); err != nil {
-			return err
-		}
+func inPool(vm *vmRef, poolID string, want bool) statecheck.StateCheck {
+	return vm.Check(func() error {
 		p, found, err := vm.tg.Client.GetPool(context.Background(), poolID)
 		if err != nil || !found {
 			return fmt.Errorf("pool %s: found=%v err=%w", poolID, found, err)
 		}
 		member := false
 		for _, m := range p.Members {
-			if m.VMID.Int() == vm.vmid {
+			if m.VMID.Int() == vm.VMID {
 				member = true
 			}
 		}
 		if member != want {
-			return fmt.Errorf("VM %d in pool %s: %v, want %v", vm.vmid, poolID, member, want)
+			return fmt.Errorf("VM %d in pool %s: %v, want %v", vm.VMID, poolID, member, want)
 		}
 		return nil
-	}
+	})
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -25,13 +25,10 @@ func undeclaredVM(tg *acctest.Target, name string) string {
 }
 
 // setOutside changes the VM's config as the PVE UI would.
-func (v *vmRef) setOutside(params url.Values) resource.TestCheckFunc {
-	return func(s *terraform.State) error {
-		if err := v.load(s); err != nil {
-			return err
-		}
-		return v.tg.Client.UpdateGuestConfig(context.Background(), v.node, pveapi.GuestTypeQemu, v.vmid, params)
-	}
+func (v *vmRef) setOutside(params url.Values) statecheck.StateCheck {
+	return v.Check(func() error {
+		return v.tg.Client.UpdateGuestConfig(context.Background(), v.Node, pveapi.GuestTypeQemu, v.VMID, params)
+	})
 }
 
 // TestAccVM_undeclaredSettingsLeftAlone: settings the configuration does
@@ -61,17 +58,17 @@ func TestAccVM_undeclaredSettingsLeftAlone(t *testing.T) {
 	}
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: undeclaredVM(tg, "tfacc-undeclared"), Check: vm.setOutside(params)},
+			{Config: undeclaredVM(tg, "tfacc-undeclared"), ConfigStateChecks: []statecheck.StateCheck{vm.setOutside(params)}},
 			{Config: undeclaredVM(tg, "tfacc-undeclared"), PlanOnly: true},
 			{
 				Config: undeclaredVM(tg, "tfacc-undeclared-2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
 				},
-				Check: vm.configHas(outside),
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(outside)},
 			},
 			// Protection set outside blocks the test's destroy: lift it.
-			{Config: undeclaredVM(tg, "tfacc-undeclared-2"), Check: vm.setOutside(url.Values{"delete": {"protection"}})},
+			{Config: undeclaredVM(tg, "tfacc-undeclared-2"), ConfigStateChecks: []statecheck.StateCheck{vm.setOutside(url.Values{"delete": {"protection"}})}},
 		},
 	})
 }

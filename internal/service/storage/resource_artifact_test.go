@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -76,8 +77,8 @@ func cutVolID(volid string) (storage, rest string, ok bool) {
 	return "", "", false
 }
 
-func checkFile(tg *acctest.Target, content, volid string, size int) resource.TestCheckFunc {
-	return func(*terraform.State) error {
+func checkFile(tg *acctest.Target, content, volid string, size int) statecheck.StateCheck {
+	return acctest.CheckState(func(*tfjson.State) error {
 		v, err := volume(tg, content, volid)
 		if err != nil {
 			return err
@@ -89,7 +90,7 @@ func checkFile(tg *acctest.Target, content, volid string, size int) resource.Tes
 			return fmt.Errorf("%s has %d bytes, want %d", volid, v.Size, size)
 		}
 		return nil
-	}
+	})
 }
 
 func checkNoFile(tg *acctest.Target, content, volid string) resource.TestCheckFunc {
@@ -131,11 +132,11 @@ func TestAccISO_downloadImportW44W47(t *testing.T) {
 					},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					checkFile(tg, "iso", volid, len(iso)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("pve1/local/"+name)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(len(iso)))),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_file_hash"), knownvalue.Null()),
 				},
-				Check: checkFile(tg, "iso", volid, len(iso)),
 			},
 			{
 				ResourceName:            addr,
@@ -203,8 +204,8 @@ func TestAccOSTemplate_newURLReplaces(t *testing.T) {
 		CheckDestroy: checkNoFile(tg, "vztmpl", volid),
 		Steps: []resource.TestStep{
 			{
-				Config: artifactConfig(tg, "pve_os_template", name, fmt.Sprintf("  url = %q\n", srv.URL+"/one.tar.zst")),
-				Check:  checkFile(tg, "vztmpl", volid, len(first)),
+				Config:            artifactConfig(tg, "pve_os_template", name, fmt.Sprintf("  url = %q\n", srv.URL+"/one.tar.zst")),
+				ConfigStateChecks: []statecheck.StateCheck{checkFile(tg, "vztmpl", volid, len(first))},
 			},
 			{
 				Config: artifactConfig(tg, "pve_os_template", name, fmt.Sprintf("  url = %q\n", srv.URL+"/two.tar.zst")),
@@ -212,9 +213,9 @@ func TestAccOSTemplate_newURLReplaces(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionDestroyBeforeCreate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					checkFile(tg, "vztmpl", volid, len(second)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(len(second)))),
 				},
-				Check: checkFile(tg, "vztmpl", volid, len(second)),
 			},
 			{
 				ResourceName:            addr,
@@ -248,11 +249,11 @@ func TestAccDiskImage_uploadAndReuploadW45(t *testing.T) {
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
+					checkFile(tg, "import", volid, len(first)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_file_hash"), knownvalue.StringExact(sha256Hex(first))),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("volume"), knownvalue.StringExact(volid)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(len(first)))),
 				},
-				Check: checkFile(tg, "import", volid, len(first)),
 			},
 			{
 				PreConfig: func() {
@@ -265,10 +266,10 @@ func TestAccDiskImage_uploadAndReuploadW45(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: []statecheck.StateCheck{
+					checkFile(tg, "import", volid, len(second)),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("source_file_hash"), knownvalue.StringExact(sha256Hex(second))),
 					statecheck.ExpectKnownValue(addr, tfjsonpath.New("size"), knownvalue.Int64Exact(int64(len(second)))),
 				},
-				Check: checkFile(tg, "import", volid, len(second)),
 			},
 			{
 				ResourceName:            addr,
@@ -297,7 +298,7 @@ func TestAccISO_disappears(t *testing.T) {
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkNoFile(tg, "iso", volid),
 		Steps: []resource.TestStep{
-			{Config: config, Check: checkFile(tg, "iso", volid, len("cidata"))},
+			{Config: config, ConfigStateChecks: []statecheck.StateCheck{checkFile(tg, "iso", volid, len("cidata"))}},
 			{
 				PreConfig: func() {
 					ctx := context.Background()
@@ -313,7 +314,7 @@ func TestAccISO_disappears(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("pve_iso.test", plancheck.ResourceActionCreate)},
 				},
-				Check: checkFile(tg, "iso", volid, len("cidata")),
+				ConfigStateChecks: []statecheck.StateCheck{checkFile(tg, "iso", volid, len("cidata"))},
 			},
 		},
 	})
@@ -407,24 +408,20 @@ resource "pve_vm" "test" {
 				statecheck.ExpectKnownValue("pve_vm.test", tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("import_from"),
 					knownvalue.StringExact("local:import/"+name)),
 				statecheck.ExpectKnownValue("pve_vm.test", tfjsonpath.New("disks").AtMapKey("scsi0").AtMapKey("size"), knownvalue.StringExact("2")),
-			},
-			Check: func(s *terraform.State) error {
-				rs := s.RootModule().Resources["pve_vm.test"]
-				if rs == nil {
-					return fmt.Errorf("pve_vm.test not in state")
-				}
-				vmid := 0
-				if _, err := fmt.Sscan(rs.Primary.Attributes["vmid"], &vmid); err != nil {
-					return err
-				}
-				config, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
-				if err != nil {
-					return err
-				}
-				if !regexp.MustCompile(`^local-lvm:vm-\d+-disk-0,.*size=2G`).MatchString(config["scsi0"]) {
-					return fmt.Errorf("scsi0 = %q", config["scsi0"])
-				}
-				return nil
+				acctest.CheckState(func(state *tfjson.State) error {
+					_, vmid, err := acctest.GuestFromState(state, "pve_vm.test")
+					if err != nil {
+						return err
+					}
+					config, err := tg.Client.GuestConfig(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid)
+					if err != nil {
+						return err
+					}
+					if !regexp.MustCompile(`^local-lvm:vm-\d+-disk-0,.*size=2G`).MatchString(config["scsi0"]) {
+						return fmt.Errorf("scsi0 = %q", config["scsi0"])
+					}
+					return nil
+				}),
 			},
 		}},
 	})
