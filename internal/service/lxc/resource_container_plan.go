@@ -54,8 +54,14 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if !okPlan {
 		return
 	}
+	// A plan that changes nothing, the plan of most guests, decodes one
+	// model for plan and state (the checks only read them).
+	unchanged := guestops.PlanUnchanged(req)
 	var state *containerModel
-	if !req.State.Raw.IsNull() {
+	switch {
+	case unchanged:
+		state = plan
+	case !req.State.Raw.IsNull():
 		var okState bool
 		if state, okState = readModel(ctx, req.State); !okState {
 			return
@@ -81,7 +87,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
 		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(prior, plan, client.Principal()))
 	}
-	if resp.Diagnostics.HasError() || state == nil || req.Plan.Raw.Equal(req.State.Raw) {
+	if resp.Diagnostics.HasError() || state == nil || unchanged {
 		return
 	}
 	guestops.MarkStatusIfItMayChange(ctx, req, resp)

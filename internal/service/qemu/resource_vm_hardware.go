@@ -67,7 +67,7 @@ func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.Modify
 	guestops.AddIssues(&resp.Diagnostics, checkPCIPlan(state, plan, principal, notedPCI(ctx, req.Private)))
 	guestops.AddIssues(&resp.Diagnostics, checkImportPathPlan(state, plan, principal))
 
-	if state != nil && plan.agentEnabled() && !req.Plan.Raw.Equal(req.State.Raw) {
+	if state != nil && plan.agentEnabled() && !guestops.PlanUnchanged(req) {
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ipv4_addresses"), types.ListUnknown(types.StringType))...)
 		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ipv6_addresses"), types.ListUnknown(types.StringType))...)
 	}

@@ -50,12 +50,18 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 		return
 	}
 	// Decoding a whole model is most of this method's cost: each is
-	// decoded once and shared by the checks.
+	// decoded once and shared by the checks, and a plan that changes
+	// nothing, the plan of most guests, decodes one model for both (the
+	// checks only read them).
 	plan, okPlan := readModel(ctx, req.Plan)
 	creating := req.State.Raw.IsNull()
+	unchanged := guestops.PlanUnchanged(req)
 	var state *vmModel
 	okState := creating
-	if !creating {
+	switch {
+	case unchanged:
+		state, okState = plan, okPlan
+	case !creating:
 		state, okState = readModel(ctx, req.State)
 	}
 	if okPlan && okState {
@@ -73,7 +79,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 		r.checkVanishedDisks(ctx, req, resp, state, plan)
 		r.api.WarnReplacement(ctx, state.Node.ValueString(), state.vmid(), guestops.VMIDReplacement(state.VMID, plan.VMID), &resp.Diagnostics)
 	}
-	if resp.Diagnostics.HasError() || req.Plan.Raw.Equal(req.State.Raw) {
+	if resp.Diagnostics.HasError() || unchanged {
 		return
 	}
 	guestops.MarkStatusIfItMayChange(ctx, req, resp)
