@@ -65,6 +65,10 @@ type phaseReport struct {
 	// instance of the phase, to tell the provider's work from Terraform's.
 	ProviderCPUSeconds float64 `json:"provider_cpu_seconds"`
 	ProviderStarts     int     `json:"provider_starts"`
+	// ProviderCPUMsPerGuest is ProviderCPUSeconds less what the empty
+	// configuration cost, per guest, in milliseconds: the figure that
+	// stays flat when the cost is linear in the estate.
+	ProviderCPUMsPerGuest float64 `json:"provider_cpu_ms_per_guest"`
 	// TerraformCPUSeconds is Terraform's own user and system time: the
 	// command's and its children's, less the provider's.
 	TerraformCPUSeconds float64 `json:"terraform_cpu_seconds"`
@@ -139,6 +143,21 @@ func summarize(name string, reqs []pvesim.RequestRecord, guests, baselineRequest
 		pr.RequestsPerGuest = float64(len(reqs)-baselineRequests) / float64(guests)
 	}
 	return pr
+}
+
+// setCPUPerGuest fills each phase's provider CPU per guest, less the
+// baseline phase's CPU (what starting the provider costs).
+func (r *report) setCPUPerGuest(guests int) {
+	if guests <= 0 {
+		return
+	}
+	base, _ := r.phase("baseline")
+	for i := range r.Phases {
+		if r.Phases[i].Name == "baseline" {
+			continue
+		}
+		r.Phases[i].ProviderCPUMsPerGuest = max(0, r.Phases[i].ProviderCPUSeconds-base.ProviderCPUSeconds) * 1000 / float64(guests)
+	}
 }
 
 func (r *report) phase(name string) (phaseReport, bool) {
@@ -224,19 +243,20 @@ func writeTable(w io.Writer, r *report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	header := []string{"phase", "exit", "wall s", "requests"}
 	header = append(header, methods...)
-	header = append(header, "req/guest", "pool reads", "node lists", "errors", "peak RSS MiB", "provider CPU s", "terraform CPU s", "starts", "")
+	header = append(header, "req/guest", "pool reads", "node lists", "errors", "peak RSS MiB", "provider CPU s", "CPU ms/guest", "terraform CPU s", "starts", "")
 	fmt.Fprintln(tw, strings.Join(header, "\t"))
 	for _, p := range r.Phases {
 		row := []string{p.Name, strconv.Itoa(p.ExitCode), fmt.Sprintf("%.2f", p.WallSeconds), strconv.Itoa(p.Requests)}
 		for _, m := range methods {
 			row = append(row, strconv.Itoa(p.RequestsByMethod[m]))
 		}
-		perGuest := "-"
+		perGuest, cpuPerGuest := "-", "-"
 		if p.Name != "baseline" {
 			perGuest = fmt.Sprintf("%.2f", p.RequestsPerGuest)
+			cpuPerGuest = fmt.Sprintf("%.1f", p.ProviderCPUMsPerGuest)
 		}
 		row = append(row, perGuest, strconv.Itoa(p.PoolReads), strconv.Itoa(p.NodeListReads), strconv.Itoa(p.Errors), fmt.Sprintf("%.1f", p.ProviderPeakRSSMiB),
-			fmt.Sprintf("%.2f", p.ProviderCPUSeconds), fmt.Sprintf("%.2f", p.TerraformCPUSeconds), strconv.Itoa(p.ProviderStarts), "")
+			fmt.Sprintf("%.2f", p.ProviderCPUSeconds), cpuPerGuest, fmt.Sprintf("%.2f", p.TerraformCPUSeconds), strconv.Itoa(p.ProviderStarts), "")
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	_ = tw.Flush()

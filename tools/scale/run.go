@@ -106,6 +106,7 @@ func run(ctx context.Context, opts options, logOut io.Writer) (*report, error) {
 		pr, err := b.runPhase(ctx, ph)
 		rep.Phases = append(rep.Phases, pr)
 		if err != nil {
+			rep.setCPUPerGuest(opts.guests)
 			rep.evaluate()
 			return rep, fmt.Errorf("phase %s: %w", ph.name, err)
 		}
@@ -113,6 +114,7 @@ func run(ctx context.Context, opts options, logOut io.Writer) (*report, error) {
 			b.baseReq = pr.Requests
 		}
 	}
+	rep.setCPUPerGuest(opts.guests)
 	rep.evaluate()
 	return rep, nil
 }

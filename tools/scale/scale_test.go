@@ -250,3 +250,29 @@ func TestPooledEstateEndToEnd(t *testing.T) {
 		t.Errorf("apply asked for the node list %d times, want at most 2", apply.NodeListReads)
 	}
 }
+
+// The provider CPU per guest leaves out what the empty configuration cost,
+// so that a cost linear in the estate reads as the same figure at every N.
+func TestCPUPerGuestLeavesOutBaseline(t *testing.T) {
+	t.Parallel()
+	r := &report{Phases: []phaseReport{
+		{Name: "baseline", ProviderCPUSeconds: 0.5},
+		{Name: "plan", ProviderCPUSeconds: 4.5},
+		{Name: "refresh", ProviderCPUSeconds: 0.25},
+	}}
+	r.setCPUPerGuest(200)
+	if got := r.Phases[1].ProviderCPUMsPerGuest; got != 20 {
+		t.Errorf("plan: %.2f ms per guest, want 20", got)
+	}
+	if got := r.Phases[2].ProviderCPUMsPerGuest; got != 0 {
+		t.Errorf("refresh cheaper than the baseline: %.2f ms per guest, want 0", got)
+	}
+	if got := r.Phases[0].ProviderCPUMsPerGuest; got != 0 {
+		t.Errorf("baseline: %.2f ms per guest, want none", got)
+	}
+	var out strings.Builder
+	writeTable(&out, r)
+	if !strings.Contains(out.String(), "CPU ms/guest") || !strings.Contains(out.String(), "20.0") {
+		t.Errorf("table lacks the CPU per guest:\n%s", out.String())
+	}
+}
