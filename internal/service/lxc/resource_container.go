@@ -57,6 +57,7 @@ func (r *containerResource) Attributes(m *containerModel) guestops.Attributes {
 		Pool:              &m.Pool,
 		VMID:              m.VMID,
 		Name:              m.Hostname,
+		Description:       &m.Description,
 		Protection:        m.Protection,
 		Started:           m.Started,
 		PurgeRemovedDisks: m.PurgeRemovedDisks,

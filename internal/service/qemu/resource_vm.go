@@ -62,6 +62,7 @@ func (r *vmResource) Attributes(m *vmModel) guestops.Attributes {
 		Pool:              &m.Pool,
 		VMID:              m.VMID,
 		Name:              m.Name,
+		Description:       &m.Description,
 		Protection:        m.Protection,
 		Started:           m.Started,
 		PurgeRemovedDisks: m.PurgeRemovedDisks,
