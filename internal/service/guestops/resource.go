@@ -20,15 +20,22 @@ type Resource[M any] struct {
 	// volumes is the attribute holding the kind's volumes by slot, whose
 	// vanished volumes a refresh notes for the plan.
 	volumes string
-	hooks   Hooks[M]
+	hooks   ResourceHooks[M]
 	// api is the embedding resource's own API field: its hooks use the API
 	// Configure sets, and UseKind renames the kind in it.
 	api *API
 }
 
+// ResourceHooks are a kind's steps: the driver's, and the checks of a
+// configuration that need several attributes at once.
+type ResourceHooks[M any] interface {
+	Hooks[M]
+	CheckConfig(m *M) []Issue
+}
+
 // NewResource is the shared part of a guest resource of kind. api points
 // at the embedding resource's API, which Configure fills.
-func NewResource[M any](kind Kind, newSchema func(context.Context) schema.Schema, volumes string, hooks Hooks[M], api *API) Resource[M] {
+func NewResource[M any](kind Kind, newSchema func(context.Context) schema.Schema, volumes string, hooks ResourceHooks[M], api *API) Resource[M] {
 	return Resource[M]{kind: kind, newSchema: newSchema, volumes: volumes, hooks: hooks, api: api}
 }
 
@@ -53,6 +60,16 @@ func (r *Resource[M]) UseKind(kind Kind) { r.api.Kind = kind }
 // Driver runs the resource's create, read, update and delete.
 func (r *Resource[M]) Driver() Driver[M] {
 	return Driver[M]{API: *r.api, Hooks: r.hooks}
+}
+
+// ValidateConfig runs the kind's CheckConfig on a configuration whose
+// values are all known; the others are checked at apply.
+func (r *Resource[M]) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	m, ok := ReadModel[M](ctx, req.Config)
+	if !ok {
+		return
+	}
+	AddIssues(&resp.Diagnostics, r.hooks.CheckConfig(m))
 }
 
 func (r *Resource[M]) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

@@ -12,14 +12,10 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// ValidateConfig checks what needs several attributes at once: volume
+// CheckConfig checks what needs several attributes at once: volume
 // versus bind mount, sizes, quotas, empty nested objects.
-func (r *containerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, ok := guestops.ReadModel[containerModel](ctx, req.Config)
-	if !ok {
-		return
-	}
-	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
+func (r *containerResource) CheckConfig(m *containerModel) []guestops.Issue {
+	return checkConfig(m)
 }
 
 // ModifyPlan needs os_template to create; runs the data-loss guard on

@@ -12,16 +12,11 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// ValidateConfig checks what needs several attributes at once: bus option
-// rules (W26), disks without size, slots used twice.
-func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, ok := guestops.ReadModel[vmModel](ctx, req.Config)
-	if !ok {
-		return
-	}
-	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
-	guestops.AddIssues(&resp.Diagnostics, checkCloudInit(m))
-	guestops.AddIssues(&resp.Diagnostics, checkInputs(m))
+// CheckConfig checks what needs several attributes at once: bus option
+// rules (W26), disks without size, slots used twice, cloud-init and input
+// devices.
+func (r *vmResource) CheckConfig(m *vmModel) []guestops.Issue {
+	return slices.Concat(checkConfig(m), checkCloudInit(m), checkInputs(m))
 }
 
 // ModifyPlan runs the data-loss guard on updates and marks what an update
