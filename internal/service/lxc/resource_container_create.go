@@ -63,9 +63,9 @@ func (m *containerModel) recognize(config pveapi.GuestConfig, form url.Values) b
 	return hasRoot
 }
 
-// WriteView sends the one config request that turns live into view: a
-// guest adopted from an interrupted apply becomes this plan (with its
-// creation marker) in one request.
+// WriteView sends the one config request that turns live into view, the
+// plan with its creation marker: an adopted half-made guest (and, for
+// FinishInherited, one made from a source) becomes the plan in one request.
 func (r *containerResource) WriteView(ctx context.Context, node string, vmid int, view *containerModel, live pveapi.GuestConfig, summary string, diags *diag.Diagnostics) bool {
 	update, err := toUpdate(view, view, live)
 	if err != nil {

@@ -60,9 +60,9 @@ func (m *vmModel) recognize(config pveapi.GuestConfig, form url.Values) bool {
 	return true
 }
 
-// WriteView sends the one config request that turns live into view: a
-// guest adopted from an interrupted apply becomes this plan (with its
-// creation marker) in one request.
+// WriteView sends the one config request that turns live into view, the
+// plan with its creation marker: an adopted half-made VM becomes the plan
+// in one request.
 func (r *vmResource) WriteView(ctx context.Context, node string, vmid int, view *vmModel, live pveapi.GuestConfig, summary string, diags *diag.Diagnostics) bool {
 	update, err := toUpdate(view, view, live)
 	if err != nil {
