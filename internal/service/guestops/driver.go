@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -34,7 +35,10 @@ type Attributes struct {
 	Pool *types.String
 	VMID types.Int64
 	// Name is the planned name: a VM's name, a container's hostname.
-	Name              types.String
+	Name types.String
+	// Description points into the model: a flow that keeps a marker in
+	// the guest's description sets it there.
+	Description       *types.String
 	Protection        types.Bool
 	Started           types.Bool
 	PurgeRemovedDisks types.Bool
@@ -91,9 +95,10 @@ type Hooks[M any] interface {
 	// Recognize tells whether a guest found on the VMID after a lost
 	// create answer is the one form describes (W13).
 	Recognize(plan *M, config pveapi.GuestConfig, form url.Values) bool
-	// ReconfigureAdopted turns a guest adopted from an interrupted apply
-	// into plan; its creation marker stays.
-	ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
+	// WriteView sends the one config request that turns live into view,
+	// nothing when live already is view. A request that cannot be
+	// computed is reported under summary.
+	WriteView(ctx context.Context, node string, vmid int, view *M, live pveapi.GuestConfig, summary string, diags *diag.Diagnostics) bool
 	// FinishCreate completes a created guest before it is started: what
 	// the create request could not carry, volume growth and moves.
 	FinishCreate(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, diags *diag.Diagnostics) bool
@@ -180,7 +185,7 @@ func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp 
 	if !SaveIdentity(ctx, &resp.State, vmid, node, diags) || !d.API.AwaitNew(ctx, &resp.State, node, created, true, diags) {
 		return
 	}
-	if created.Adopted && !d.Hooks.ReconfigureAdopted(ctx, node, vmid, &plan, diags) {
+	if created.Adopted && !d.reconfigureAdopted(ctx, node, vmid, &plan, diags) {
 		return
 	}
 	if !d.Hooks.FinishCreate(ctx, req.Config, node, vmid, &plan, diags) {
@@ -190,6 +195,24 @@ func (d Driver[M]) Create(ctx context.Context, req resource.CreateRequest, resp 
 		return
 	}
 	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, nil, diags)
+}
+
+// reconfigureAdopted turns a guest adopted from an interrupted apply,
+// created from that apply's plan, into this plan. Its creation marker
+// stays until the guest is complete (W13).
+func (d Driver[M]) reconfigureAdopted(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool {
+	// The messages name the guest type, a template's too.
+	title := KindOf(d.API.Kind.Type, false).Title
+	live, err := d.API.Config(ctx, node, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read "+title+" After Adopting It", err)
+		return false
+	}
+	view := *plan
+	attrs := d.Hooks.Attributes(&view)
+	marker := MarkerLine(live, CreateMarker(d.API.Kind, attrs.Name.ValueString()))
+	*attrs.Description = types.StringValue(WithCloneMarker(attrs.Description.ValueString(), marker))
+	return d.Hooks.WriteView(ctx, node, vmid, &view, live, "Unable To Plan "+title+" Configuration", diags)
 }
 
 // Read refreshes state from PVE. A guest gone drops out of state, and so

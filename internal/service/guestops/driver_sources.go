@@ -8,21 +8,28 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 // SourceHooks are the steps of creating a guest from a clone source or a
 // backup archive that depend on its kind.
 type SourceHooks[M any] interface {
-	// ReconfigureClone turns the clone of source into plan; its creation
-	// marker stays.
-	ReconfigureClone(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, source int, diags *diag.Diagnostics) bool
+	// InheritedView is plan with what it does not declare taken from
+	// live, the config of a guest just made from origin (OriginClone,
+	// OriginRestore), except what the kind never inherits from such a
+	// source: a config request computed against it leaves the inherited
+	// values alone.
+	InheritedView(ctx context.Context, vmid int, plan *M, live pveapi.GuestConfig, origin Origin) (*M, error)
+	// FinishInherited turns the guest made from origin into plan: it
+	// sends the config request that turns live into view (which holds
+	// the creation marker), then what has to follow it. A request that
+	// cannot be computed is reported under summary.
+	FinishInherited(ctx context.Context, config tfsdk.Config, node string, vmid int, view, plan *M, live pveapi.GuestConfig, origin Origin, summary string, diags *diag.Diagnostics) bool
 	// RestoreForm is the restore request of plan, without the archive.
 	RestoreForm(plan *M, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool)
-	// ReconfigureRestore turns the restored guest into plan, keeping
-	// marker in its description.
-	ReconfigureRestore(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, marker string, diags *diag.Diagnostics) bool
 }
 
 // CloneSourceChecker refuses a clone source the clone cannot be made from;
@@ -92,7 +99,8 @@ func (d Driver[M]) finishClone(ctx context.Context, config tfsdk.Config, cloneRe
 		return false
 	}
 	node, vmid := cloned.Node, cloned.VMID
-	if !d.Hooks.ReconfigureClone(ctx, config, node, vmid, plan, cloneReq.Source.VMID, diags) {
+	marker := CloneMarker(d.API.Kind, cloneReq.Source.VMID)
+	if !d.reconfigureInherited(ctx, config, node, vmid, plan, OriginClone, marker, diags) {
 		return false
 	}
 	return d.start(ctx, node, vmid, plan, diags) && d.API.RemoveCloneMarker(ctx, node, vmid, diags)
@@ -134,7 +142,7 @@ func (d Driver[M]) createRestore(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	marker := RestoreMarker(d.API.Kind, attrs.Restore.Archive.ValueString())
-	if !d.Hooks.ReconfigureRestore(ctx, req.Config, node, vmid, plan, marker, diags) {
+	if !d.reconfigureInherited(ctx, req.Config, node, vmid, plan, OriginRestore, marker, diags) {
 		return
 	}
 	if !d.API.EnsurePool(ctx, vmid, *attrs.Pool, diags) {
@@ -149,4 +157,33 @@ func (d Driver[M]) createRestore(ctx context.Context, req resource.CreateRequest
 // start starts a new guest when plan wants it running.
 func (d Driver[M]) start(ctx context.Context, node string, vmid int, plan *M, diags *diag.Diagnostics) bool {
 	return !d.Hooks.Attributes(plan).Started.ValueBool() || d.API.PowerAction(ctx, node, vmid, ActionStart, nil, diags)
+}
+
+// reconfigureInherited turns a guest made from a source into plan: one
+// config request computed against a view that holds what the source
+// brought and the configuration does not declare, so only the declared
+// differences are written (W21: a declared volume the source lacks is
+// allocated, one it has keeps its volume); then the kind's own steps.
+// marker stays in the description until the guest is complete.
+func (d Driver[M]) reconfigureInherited(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *M, origin Origin, marker string, diags *diag.Diagnostics) bool {
+	noun, verb := "Clone", "Cloning"
+	if origin == OriginRestore {
+		noun, verb = "Restore", "Restoring"
+	}
+	// The messages name the guest type, a template's too.
+	title := KindOf(d.API.Kind.Type, false).Title
+	live, err := d.API.Config(ctx, node, vmid)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read "+title+" After "+verb+" It", err)
+		return false
+	}
+	summary := "Unable To Plan " + noun + " Configuration"
+	view, err := d.Hooks.InheritedView(ctx, vmid, plan, live, origin)
+	if err != nil {
+		diags.AddError(summary, err.Error())
+		return false
+	}
+	description := d.Hooks.Attributes(view).Description
+	*description = types.StringValue(WithCloneMarker(description.ValueString(), marker))
+	return d.Hooks.FinishInherited(ctx, config, node, vmid, view, plan, live, origin, summary, diags)
 }

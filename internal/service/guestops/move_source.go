@@ -9,7 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -268,6 +271,43 @@ func (g GuestMover[M]) move(ctx context.Context, req resource.MoveStateRequest, 
 			fmt.Sprintf("%s has values that %s keeps only from configuration and PVE does not report: %s. %s",
 				req.SourceTypeName, g.Kind.Resource, strings.Join(moved.Dropped, ", "), g.Kept))
 	}
+}
+
+// NullTimeouts is a null value of s's timeouts attribute: no source
+// provider has one to carry over.
+func NullTimeouts(s schema.Schema) timeouts.Value {
+	attrTypes := map[string]attr.Type{}
+	if typ, ok := s.Attributes["timeouts"].GetType().(attr.TypeWithAttributeTypes); ok {
+		attrTypes = typ.AttributeTypes()
+	}
+	return timeouts.Value{Object: types.ObjectNull(attrTypes)}
+}
+
+// CheckMovedIdentity refuses a source state that does not name the guest:
+// the refresh after the move finds the guest by its VMID and node alone.
+func CheckMovedIdentity(vmid int64, node string) error {
+	if vmid < 100 {
+		return fmt.Errorf("no VMID in the source state")
+	}
+	if node == "" {
+		return fmt.Errorf("no node in the source state")
+	}
+	return nil
+}
+
+// BPGIdentity reads the VMID and node of a bpg/proxmox guest state, which
+// keeps the VMID in vm_id (older versions only in id). A template is
+// refused: kind manages guests that are not templates (W17).
+func BPGIdentity(src SourceState, kind Kind) (int64, string, error) {
+	vmid, ok := src.Positive("vm_id")
+	if !ok {
+		vmid, _ = src.Positive("id")
+	}
+	node, _ := src.Str("node_name")
+	if template, _ := src.Boolean("template"); template {
+		return 0, "", fmt.Errorf("%s %d is a template, and %s manages %ss only", kind.Noun, vmid, kind.Resource, kind.Noun)
+	}
+	return vmid, node, nil
 }
 
 // FromProxmoxProvider accepts the registry addresses of bpg/proxmox and

@@ -4,9 +4,27 @@ import (
 	"context"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
+
+// ModelSource is what plan, state and config have in common.
+type ModelSource interface {
+	Get(ctx context.Context, target any) diag.Diagnostics
+}
+
+// ReadModel decodes a whole plan, state or config into a model. It fails
+// when a map or nested object is not known yet (configuration built from
+// values known only after apply); the checks that need it then wait for
+// the apply.
+func ReadModel[M any](ctx context.Context, src ModelSource) (*M, bool) {
+	var m M
+	if diags := src.Get(ctx, &m); diags.HasError() {
+		return nil, false
+	}
+	return &m, true
+}
 
 // VolumeFollowsStorage keeps a volume id in the plan while its disk or
 // mount point stays in its slot on the same storage (read from the sibling

@@ -104,6 +104,30 @@ func NoteVanished(ctx context.Context, earlier PrivateGetter, private PrivateSet
 	diags.Append(private.SetKey(ctx, vanishedKey, value)...)
 }
 
+// WarnVanished adds VanishedIssues to a plan's diagnostics, when a refresh
+// noted vanished volumes in private (see NoteVanished); without a client
+// (a plan before the provider is configured) there is nothing to say.
+func (a API) WarnVanished(ctx context.Context, private PrivateGetter, node string, vmid int, noun VolumeNoun, added map[string]Volume,
+	pathOf func(slot string) path.Path, reattach func(slot, volid string) string, diags *diag.Diagnostics) {
+	vanished := Vanished(ctx, private)
+	if len(vanished) == 0 || a.Client == nil {
+		return
+	}
+	AddIssues(diags, a.VanishedIssues(ctx, node, vmid, noun, added, vanished, pathOf, reattach, diags))
+}
+
+// AddedVolumes are the slots plan declares and state does not, with their
+// planned volumes: the slots a plan makes new volumes in.
+func AddedVolumes[V any](state, plan map[string]V, volume func(V) Volume) map[string]Volume {
+	added := map[string]Volume{}
+	for slot, v := range plan {
+		if _, had := state[slot]; !had {
+			added[slot] = volume(v)
+		}
+	}
+	return added
+}
+
 // VanishedIssues warns about each slot in added (planned slots state does
 // not have, with their planned volume) that a refresh found gone: a new
 // empty volume will be made there. It reads the guest's config once, only

@@ -2,12 +2,10 @@ package lxc
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -39,7 +37,7 @@ func (r *containerResource) MoveState(context.Context) []resource.StateMover {
 			telmateContainerType: containerFromTelmate,
 		},
 		Finish: func(ctx context.Context, m *containerModel) {
-			m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes(ctx))}
+			m.Timeouts = guestops.NullTimeouts(containerSchema(ctx))
 		},
 		Kept: "The container keeps them; secrets are never copied into state.",
 	}.StateMover()}
@@ -49,22 +47,12 @@ func (r *containerResource) MoveState(context.Context) []resource.StateMover {
 // model.
 type containerTranslation = guestops.Moved[containerModel]
 
-func timeoutAttrTypes(ctx context.Context) map[string]attr.Type {
-	if typ, ok := containerSchema(ctx).Attributes["timeouts"].GetType().(attr.TypeWithAttributeTypes); ok {
-		return typ.AttributeTypes()
-	}
-	return map[string]attr.Type{}
-}
-
 // newMovedContainer is the model of a moved container before the source's
 // attributes are translated: identity, and null for every value the next
 // refresh fills or only configuration can give.
 func newMovedContainer(vmid int64, node string) (*containerModel, error) {
-	if vmid < 100 {
-		return nil, fmt.Errorf("no VMID in the source state")
-	}
-	if node == "" {
-		return nil, fmt.Errorf("no node in the source state")
+	if err := guestops.CheckMovedIdentity(vmid, node); err != nil {
+		return nil, err
 	}
 	return &containerModel{
 		ID:                types.StringValue(strconv.FormatInt(vmid, 10)),

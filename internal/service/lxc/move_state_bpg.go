@@ -1,7 +1,6 @@
 package lxc
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,13 +15,9 @@ import (
 // slot, and the addresses apart from the interfaces, in
 // initialization.ip_config, position by position.
 func containerFromBPG(src guestops.SourceState) (containerTranslation, error) {
-	vmid, ok := src.Positive("vm_id")
-	if !ok {
-		vmid, _ = src.Positive("id")
-	}
-	node, _ := src.Str("node_name")
-	if template, _ := src.Boolean("template"); template {
-		return containerTranslation{}, fmt.Errorf("container %d is a template, and pve_container manages containers only", vmid)
+	vmid, node, err := guestops.BPGIdentity(src, guestops.Container)
+	if err != nil {
+		return containerTranslation{}, err
 	}
 	m, err := newMovedContainer(vmid, node)
 	if err != nil {

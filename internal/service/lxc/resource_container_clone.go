@@ -6,9 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -31,51 +29,17 @@ func checkCreateSource(plan *containerModel) []guestops.Issue {
 	return nil
 }
 
-// origin names what a container was made from in messages: "Clone",
-// "Cloning".
-type origin struct {
-	noun, verb string
+// InheritedView is plan with what it does not declare taken from live:
+// a container inherits everything from its clone source or archive.
+func (r *containerResource) InheritedView(ctx context.Context, vmid int, plan *containerModel, live pveapi.GuestConfig, _ guestops.Origin) (*containerModel, error) {
+	return r.cloneView(ctx, vmid, nil, plan, live)
 }
 
-var (
-	cloneOrigin   = origin{noun: "Clone", verb: "Cloning"}
-	archiveOrigin = origin{noun: "Restore", verb: "Restoring"}
-)
-
-// ReconfigureClone writes what plan declares in one config request, then
-// grows or moves the declared volumes. The marker stays until the clone is
-// complete.
-func (r *containerResource) ReconfigureClone(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, source int, diags *diag.Diagnostics) bool {
-	marker := guestops.CloneMarker(guestops.Container, source)
-	return r.reconfigureInherited(ctx, node, vmid, plan, cloneOrigin, marker, diags)
-}
-
-// reconfigureInherited writes what plan declares and the source did not
-// bring in one config request, computed against a view holding what the
-// source brought, then grows or moves the declared volumes. marker stays
-// in the description.
-func (r *containerResource) reconfigureInherited(ctx context.Context, node string, vmid int, plan *containerModel, from origin, marker string, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read Container After "+from.verb+" It", err)
-		return false
-	}
-	planSummary := "Unable To Plan " + from.noun + " Configuration"
-	view, err := r.cloneView(ctx, vmid, nil, plan, live)
-	if err != nil {
-		diags.AddError(planSummary, err.Error())
-		return false
-	}
-	view.Description = types.StringValue(guestops.WithCloneMarker(view.Description.ValueString(), marker))
-	update, err := toUpdate(view, view, live)
-	if err != nil {
-		diags.AddError(planSummary, err.Error())
-		return false
-	}
-	if !update.delta.IsEmpty() && !r.writeConfig(ctx, node, vmid, update, live.Digest(), diags) {
-		return false
-	}
-	return r.finishVolumes(ctx, node, vmid, plan, diags)
+// FinishInherited writes the one config request that turns the container
+// made from a source into view, then grows or moves the declared volumes.
+func (r *containerResource) FinishInherited(ctx context.Context, _ tfsdk.Config, node string, vmid int, view, plan *containerModel, live pveapi.GuestConfig,
+	_ guestops.Origin, summary string, diags *diag.Diagnostics) bool {
+	return r.WriteView(ctx, node, vmid, view, live, summary, diags) && r.finishVolumes(ctx, node, vmid, plan, diags)
 }
 
 // cloneView is want with what neither want nor prior declares taken from

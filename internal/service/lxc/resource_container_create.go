@@ -9,7 +9,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
-	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
@@ -64,21 +63,13 @@ func (m *containerModel) recognize(config pveapi.GuestConfig, form url.Values) b
 	return hasRoot
 }
 
-// ReconfigureAdopted turns a container adopted from an interrupted apply,
-// created from that apply's plan, into this plan. Its creation marker
-// stays until the container is complete (W13).
-func (r *containerResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *containerModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeLXC, vmid)
+// WriteView sends the one config request that turns live into view, the
+// plan with its creation marker: an adopted half-made guest (and, for
+// FinishInherited, one made from a source) becomes the plan in one request.
+func (r *containerResource) WriteView(ctx context.Context, node string, vmid int, view *containerModel, live pveapi.GuestConfig, summary string, diags *diag.Diagnostics) bool {
+	update, err := toUpdate(view, view, live)
 	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read Container After Adopting It", err)
-		return false
-	}
-	view := *plan
-	marker := guestops.MarkerLine(live, guestops.CreateMarker(r.api.Kind, plan.Hostname.ValueString()))
-	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
-	update, err := toUpdate(&view, &view, live)
-	if err != nil {
-		diags.AddError("Unable To Plan Container Configuration", err.Error())
+		diags.AddError(summary, err.Error())
 		return false
 	}
 	return update.delta.IsEmpty() || r.writeConfig(ctx, node, vmid, update, live.Digest(), diags)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -13,30 +12,10 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// modelSource is what plan, state and config have in common.
-type modelSource interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-}
-
-// readModel decodes a whole plan, state or config. It fails when a map or
-// nested object is not known yet (configuration built from values known
-// only after apply); the checks that need it then wait for the apply.
-func readModel(ctx context.Context, src modelSource) (*containerModel, bool) {
-	var m containerModel
-	if diags := src.Get(ctx, &m); diags.HasError() {
-		return nil, false
-	}
-	return &m, true
-}
-
-// ValidateConfig checks what needs several attributes at once: volume
+// CheckConfig checks what needs several attributes at once: volume
 // versus bind mount, sizes, quotas, empty nested objects.
-func (r *containerResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, ok := readModel(ctx, req.Config)
-	if !ok {
-		return
-	}
-	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
+func (r *containerResource) CheckConfig(m *containerModel) []guestops.Issue {
+	return checkConfig(m)
 }
 
 // ModifyPlan needs os_template to create; runs the data-loss guard on
@@ -50,7 +29,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		return
 	}
 	r.api.CheckPlacement(ctx, req, resp)
-	plan, okPlan := readModel(ctx, req.Plan)
+	plan, okPlan := guestops.ReadModel[containerModel](ctx, req.Plan)
 	if !okPlan {
 		return
 	}
@@ -63,7 +42,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		state = plan
 	case !req.State.Raw.IsNull():
 		var okState bool
-		if state, okState = readModel(ctx, req.State); !okState {
+		if state, okState = guestops.ReadModel[containerModel](ctx, req.State); !okState {
 			return
 		}
 	}

@@ -11,19 +11,10 @@ import (
 )
 
 // checkVanishedMounts warns when the plan makes a new, empty mount point
-// in a slot whose volume was removed outside Terraform.
+// in a slot whose volume was removed outside Terraform. Re-attaching one
+// needs its path in the container: the planned one, when known.
 func (r *containerResource) checkVanishedMounts(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state, plan *containerModel) {
-	vanished := guestops.Vanished(ctx, req.Private)
-	if len(vanished) == 0 || r.api.Client == nil {
-		return
-	}
-	added := map[string]guestops.Volume{}
-	for slot, mp := range plan.MountPoints {
-		if _, had := state.MountPoints[slot]; !had {
-			added[slot] = mp.volume()
-		}
-	}
-	node, vmid := state.Node.ValueString(), int(state.VMID.ValueInt64())
+	node, vmid := state.Node.ValueString(), state.vmid()
 	reattach := func(slot, volid string) string {
 		guestPath := "PATH"
 		if mp, ok := plan.MountPoints[slot]; ok && guestops.Known(mp.Path) {
@@ -32,5 +23,6 @@ func (r *containerResource) checkVanishedMounts(ctx context.Context, req resourc
 		return fmt.Sprintf("pct set %d --%s %s,mp=%s on node %s", vmid, slot, volid, guestPath, node)
 	}
 	pathOf := func(slot string) path.Path { return mountPath(slot, "") }
-	guestops.AddIssues(&resp.Diagnostics, r.api.VanishedIssues(ctx, node, vmid, guestops.MountPointNoun, added, vanished, pathOf, reattach, &resp.Diagnostics))
+	added := guestops.AddedVolumes(state.MountPoints, plan.MountPoints, mountPointModel.volume)
+	r.api.WarnVanished(ctx, req.Private, node, vmid, guestops.MountPointNoun, added, pathOf, reattach, &resp.Diagnostics)
 }

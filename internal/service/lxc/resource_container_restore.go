@@ -1,7 +1,6 @@
 package lxc
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"net/url"
@@ -9,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -124,12 +122,6 @@ func archiveMount(archive pveapi.GuestConfig, slot, storage string) (string, err
 		target = storage
 	}
 	return wire.Drive{Storage: target, SizeGiB: float64(bytes) / float64(wire.GiB), Options: options}.CreateForm()
-}
-
-// ReconfigureRestore turns the restored container into plan, keeping
-// marker until it is complete.
-func (r *containerResource) ReconfigureRestore(ctx context.Context, _ tfsdk.Config, node string, vmid int, plan *containerModel, marker string, diags *diag.Diagnostics) bool {
-	return r.reconfigureInherited(ctx, node, vmid, plan, archiveOrigin, marker, diags)
 }
 
 func (r *containerResource) RestoreForm(plan *containerModel, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool) {

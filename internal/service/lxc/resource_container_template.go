@@ -14,14 +14,14 @@ import (
 // differs.
 func NewContainerTemplateResource() resource.Resource {
 	return &guestops.TemplateResource{
-		Guest:  &containerResource{},
+		Guest:  newContainerResource(),
 		Kind:   guestops.ContainerTemplate,
 		Narrow: containerTemplateSchema,
 	}
 }
 
-// UseKind lets a container template's messages name it as such.
-func (r *containerResource) UseKind(kind guestops.Kind) { r.api.Kind = kind }
+// A container template's messages name it as such (guestops.Resource.UseKind).
+var _ guestops.KindUser = (*containerResource)(nil)
 
 // containerTemplateSchema is pve_container's schema minus the power state:
 // a template never runs.

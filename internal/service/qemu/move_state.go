@@ -2,11 +2,8 @@ package qemu
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
-	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -32,7 +29,7 @@ func (r *vmResource) MoveState(context.Context) []resource.StateMover {
 			telmateVMType: vmFromTelmate,
 		},
 		Finish: func(ctx context.Context, m *vmModel) {
-			m.Timeouts = timeouts.Value{Object: types.ObjectNull(timeoutAttrTypes(ctx))}
+			m.Timeouts = guestops.NullTimeouts(vmSchema(ctx))
 		},
 		Kept: "They stay as they are on the VM. Secrets are never copied: declare cloud_init.password_wo with a new " +
 			"password_wo_version to set a password again.",
@@ -42,23 +39,13 @@ func (r *vmResource) MoveState(context.Context) []resource.StateMover {
 // vmTranslation is a source state turned into pve_vm's model.
 type vmTranslation = guestops.Moved[vmModel]
 
-func timeoutAttrTypes(ctx context.Context) map[string]attr.Type {
-	if typ, ok := vmSchema(ctx).Attributes["timeouts"].GetType().(attr.TypeWithAttributeTypes); ok {
-		return typ.AttributeTypes()
-	}
-	return map[string]attr.Type{}
-}
-
 // newMovedVM is the model of a moved VM before the source's attributes are
 // translated: identity, and null for every value the next refresh fills.
 // status stays null so that the refresh, like an import's, takes every PCI
 // device the VM has.
 func newMovedVM(vmid int64, node string) (*vmModel, error) {
-	if vmid < 100 {
-		return nil, fmt.Errorf("no VMID in the source state")
-	}
-	if node == "" {
-		return nil, fmt.Errorf("no node in the source state")
+	if err := guestops.CheckMovedIdentity(vmid, node); err != nil {
+		return nil, err
 	}
 	return &vmModel{
 		ID:                types.StringValue(strconv.FormatInt(vmid, 10)),

@@ -1,7 +1,6 @@
 package qemu
 
 import (
-	"fmt"
 	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -15,13 +14,9 @@ import (
 // `interface`, network devices and ip configs take their slot from their
 // position, sizes are whole GiB.
 func vmFromBPG(src guestops.SourceState) (vmTranslation, error) {
-	vmid, ok := src.Positive("vm_id")
-	if !ok {
-		vmid, _ = src.Positive("id")
-	}
-	node, _ := src.Str("node_name")
-	if template, _ := src.Boolean("template"); template {
-		return vmTranslation{}, fmt.Errorf("VM %d is a template, and pve_vm manages VMs only", vmid)
+	vmid, node, err := guestops.BPGIdentity(src, guestops.VM)
+	if err != nil {
+		return vmTranslation{}, err
 	}
 	m, err := newMovedVM(vmid, node)
 	if err != nil {

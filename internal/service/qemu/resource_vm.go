@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -21,61 +20,27 @@ var (
 
 // NewVMResource is the pve_vm constructor registered with the provider.
 func NewVMResource() resource.Resource {
-	return &vmResource{}
+	return newVMResource()
 }
 
-// vmResource runs the shared guest flows (guestops.Driver) with what is
-// particular to VMs: the model, asynchronous config writes, boot order.
-// Its steps are grouped by flow: this file reads (FromAPI, NoteRead,
-// AfterReadBack) and cleans up after delete; resource_vm_create.go creates,
-// resource_vm_update.go updates (the config request, then disk growth and
-// moves), resource_vm_clone.go and resource_vm_restore.go make the VM from
-// a source, resource_vm_plan*.go check the plan and move_state*.go take
-// state over from other providers. model*.go map the model to PVE's config.
+func newVMResource() *vmResource {
+	r := &vmResource{}
+	r.Resource = guestops.NewResource[vmModel](guestops.VM, vmSchema, "disks", r, &r.api)
+	return r
+}
+
+// vmResource runs the shared guest flows (guestops.Resource and Driver)
+// with what is particular to VMs: the model, asynchronous config writes,
+// boot order. Its steps are grouped by flow: this file reads (FromAPI,
+// NoteRead, AfterReadBack) and cleans up after delete;
+// resource_vm_create.go creates, resource_vm_update.go updates (the config
+// request, then disk growth and moves), resource_vm_clone.go and
+// resource_vm_restore.go make the VM from a source, resource_vm_plan*.go
+// check the plan and move_state*.go take state over from other providers.
+// model*.go map the model to PVE's config.
 type vmResource struct {
+	guestops.Resource[vmModel]
 	api guestops.API
-}
-
-func (r *vmResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_vm"
-}
-
-func (r *vmResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	resp.Schema = vmSchema(ctx)
-	resp.Schema.MarkdownDescription += " " + guestops.IdentityNote(guestops.VM)
-}
-
-func (r *vmResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	if api, ok := guestops.Configure(req.ProviderData, guestops.VM, &resp.Diagnostics); ok {
-		r.api = api
-	}
-}
-
-func (r *vmResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	r.driver().Create(ctx, req, resp)
-}
-
-func (r *vmResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
-	r.driver().Read(ctx, req, resp)
-	guestops.NoteVanishedVolumes(ctx, req, resp, "disks")
-}
-
-func (r *vmResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
-	r.driver().Update(ctx, req, resp)
-}
-
-func (r *vmResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
-	r.driver().Delete(ctx, req, resp)
-}
-
-// ImportState takes "VMID" or "NODE/VMID". Settings no attribute
-// represents are named in a warning.
-func (r *vmResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if !r.api.ImportWithWarning(ctx, req, resp, r) {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("purge_removed_disks"), false)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("reboot_after_update"), false)...)
 }
 
 // The VM's own steps of the shared guest flows, with the optional ones it
@@ -91,17 +56,13 @@ var (
 	_ guestops.DeleteCleaner[vmModel]      = (*vmResource)(nil)
 )
 
-// driver runs pve_vm's create, read, update and delete.
-func (r *vmResource) driver() guestops.Driver[vmModel] {
-	return guestops.Driver[vmModel]{API: r.api, Hooks: r}
-}
-
 func (r *vmResource) Attributes(m *vmModel) guestops.Attributes {
 	return guestops.Attributes{
 		Node:              &m.Node,
 		Pool:              &m.Pool,
 		VMID:              m.VMID,
 		Name:              m.Name,
+		Description:       &m.Description,
 		Protection:        m.Protection,
 		Started:           m.Started,
 		PurgeRemovedDisks: m.PurgeRemovedDisks,

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -13,11 +12,9 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// origin is what a VM was made from, whose undeclared settings it keeps:
-// the words messages name it with, and what of it the VM never inherits.
+// origin is what a VM was made from, whose undeclared settings it keeps,
+// as far as the VM inherits them.
 type origin struct {
-	// noun and verb name it: "Clone", "Cloning".
-	noun, verb string
 	// keepNull reports the paths the VM takes from its configuration
 	// alone.
 	keepNull func(*tftypes.AttributePath) bool
@@ -28,61 +25,53 @@ type origin struct {
 var (
 	// A clone never inherits the cloud-init identity (W15), but keeps the
 	// cloud-init drive as it is (W27).
-	cloneOrigin = origin{noun: "Clone", verb: "Cloning", keepNull: cloudInitIdentityPath, forgotten: []string{keyCIPassword, keyCICustom}}
+	cloneOrigin = origin{keepNull: cloudInitIdentityPath, forgotten: []string{keyCIPassword, keyCICustom}}
 	// A restore, unlike a clone, is that guest again, cloud-init identity
 	// included.
-	archiveOrigin = origin{noun: "Restore", verb: "Restoring", keepNull: guestops.NoInheritanceLimits}
+	archiveOrigin = origin{keepNull: guestops.NoInheritanceLimits}
 	// A VM made from its configuration alone keeps what PVE or anyone
 	// else set and the configuration does not declare.
-	ownOrigin = origin{noun: "Update", verb: "Updating", keepNull: guestops.NoInheritanceLimits}
+	ownOrigin = origin{keepNull: guestops.NoInheritanceLimits}
 )
 
-// origin tells what the VM inherits from, if anything.
-func (m *vmModel) origin() (origin, bool) {
-	switch (guestops.Attributes{Clone: m.Clone, Restore: m.Restore, Origin: &m.Origin}).KnownOrigin() {
+// originOf is what a VM made from o inherits.
+func originOf(o guestops.Origin) origin {
+	switch o {
 	case guestops.OriginRestore:
-		return archiveOrigin, true
+		return archiveOrigin
 	case guestops.OriginClone:
-		return cloneOrigin, true
+		return cloneOrigin
 	}
-	return origin{}, false
+	return ownOrigin
 }
 
-// ReconfigureClone turns the fresh clone into plan: one config request
-// for what is declared, with the inherited identity deleted (W15) and the
-// inherited cloud-init drive left as it is (W27); then the password and
-// seed, the boot order and the disk tasks. The marker stays until the
-// clone is complete.
-func (r *vmResource) ReconfigureClone(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, sourceVMID int, diags *diag.Diagnostics) bool {
-	marker := guestops.CloneMarker(guestops.VM, sourceVMID)
-	return r.reconfigureInherited(ctx, config, node, vmid, plan, cloneOrigin, marker, diags)
+// origin tells what the VM inherits from: its known origin, else its own
+// configuration.
+func (m *vmModel) origin() origin {
+	return originOf((guestops.Attributes{Clone: m.Clone, Restore: m.Restore, Origin: &m.Origin}).KnownOrigin())
 }
 
-// reconfigureInherited turns a VM made from a source into plan: one config
-// request computed against a view that holds what the source brought and
-// the configuration does not declare, so only the declared differences are
-// written (W21: a declared disk the source lacks is allocated, one it has
-// keeps its volume); then the cloud-init password and seed, the boot order
-// and the disk tasks. marker stays in the description.
-func (r *vmResource) reconfigureInherited(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, from origin, marker string, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read VM After "+from.verb+" It", err)
-		return false
-	}
-	planSummary := "Unable To Plan " + from.noun + " Configuration"
-	view, err := r.inheritedView(ctx, vmid, nil, plan, live, from)
-	if err != nil {
-		diags.AddError(planSummary, err.Error())
-		return false
-	}
-	view.Description = types.StringValue(guestops.WithCloneMarker(view.Description.ValueString(), marker))
+// InheritedView is plan with what it does not declare taken from live,
+// except what a VM never inherits from its kind of source: a clone's
+// cloud-init identity (W15).
+func (r *vmResource) InheritedView(ctx context.Context, vmid int, plan *vmModel, live pveapi.GuestConfig, from guestops.Origin) (*vmModel, error) {
+	return r.inheritedView(ctx, vmid, nil, plan, live, originOf(from))
+}
+
+// FinishInherited turns the VM made from a source into plan: one config
+// request for what is declared (view, computed against what the source
+// brought), with what a clone never keeps deleted (its cloud-init
+// password and custom files, W15) and its cloud-init drive left as it is
+// (W27); then the cloud-init password and seed, the boot order and the
+// disk tasks.
+func (r *vmResource) FinishInherited(ctx context.Context, config tfsdk.Config, node string, vmid int, view, plan *vmModel, live pveapi.GuestConfig,
+	from guestops.Origin, summary string, diags *diag.Diagnostics) bool {
 	update, err := toUpdate(view, view, live)
 	if err != nil {
-		diags.AddError(planSummary, err.Error())
+		diags.AddError(summary, err.Error())
 		return false
 	}
-	for _, key := range from.forgotten {
+	for _, key := range originOf(from).forgotten {
 		if _, inherited := live[key]; inherited {
 			update.delta.Delete(key)
 		}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -61,21 +60,13 @@ func (m *vmModel) recognize(config pveapi.GuestConfig, form url.Values) bool {
 	return true
 }
 
-// ReconfigureAdopted turns a guest adopted from an interrupted apply,
-// created from that apply's plan, into this plan. Its creation marker
-// stays until the guest is complete (W13).
-func (r *vmResource) ReconfigureAdopted(ctx context.Context, node string, vmid int, plan *vmModel, diags *diag.Diagnostics) bool {
-	live, err := r.api.Client.GuestConfig(ctx, node, pveapi.GuestTypeQemu, vmid)
+// WriteView sends the one config request that turns live into view, the
+// plan with its creation marker: an adopted half-made VM becomes the plan
+// in one request.
+func (r *vmResource) WriteView(ctx context.Context, node string, vmid int, view *vmModel, live pveapi.GuestConfig, summary string, diags *diag.Diagnostics) bool {
+	update, err := toUpdate(view, view, live)
 	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Read VM After Adopting It", err)
-		return false
-	}
-	view := *plan
-	marker := guestops.MarkerLine(live, guestops.CreateMarker(r.api.Kind, plan.Name.ValueString()))
-	view.Description = types.StringValue(guestops.WithCloneMarker(plan.Description.ValueString(), marker))
-	update, err := toUpdate(&view, &view, live)
-	if err != nil {
-		diags.AddError("Unable To Plan VM Configuration", err.Error())
+		diags.AddError(summary, err.Error())
 		return false
 	}
 	return update.delta.IsEmpty() || r.writeConfig(ctx, node, vmid, update, live.Digest(), diags)

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -13,32 +12,11 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
-// modelSource is what plan, state and config have in common.
-type modelSource interface {
-	Get(ctx context.Context, target any) diag.Diagnostics
-}
-
-// readModel decodes a whole plan, state or config. It fails when a map or
-// nested object is not known yet (configuration built from values known
-// only after apply); the checks that need it then wait for the apply.
-func readModel(ctx context.Context, src modelSource) (*vmModel, bool) {
-	var m vmModel
-	if diags := src.Get(ctx, &m); diags.HasError() {
-		return nil, false
-	}
-	return &m, true
-}
-
-// ValidateConfig checks what needs several attributes at once: bus option
-// rules (W26), disks without size, slots used twice.
-func (r *vmResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	m, ok := readModel(ctx, req.Config)
-	if !ok {
-		return
-	}
-	guestops.AddIssues(&resp.Diagnostics, checkConfig(m))
-	guestops.AddIssues(&resp.Diagnostics, checkCloudInit(m))
-	guestops.AddIssues(&resp.Diagnostics, checkInputs(m))
+// CheckConfig checks what needs several attributes at once: bus option
+// rules (W26), disks without size, slots used twice, cloud-init and input
+// devices.
+func (r *vmResource) CheckConfig(m *vmModel) []guestops.Issue {
+	return slices.Concat(checkConfig(m), checkCloudInit(m), checkInputs(m))
 }
 
 // ModifyPlan runs the data-loss guard on updates and marks what an update
@@ -53,7 +31,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	// decoded once and shared by the checks, and a plan that changes
 	// nothing, the plan of most guests, decodes one model for both (the
 	// checks only read them).
-	plan, okPlan := readModel(ctx, req.Plan)
+	plan, okPlan := guestops.ReadModel[vmModel](ctx, req.Plan)
 	creating := req.State.Raw.IsNull()
 	unchanged := guestops.PlanUnchanged(req)
 	var state *vmModel
@@ -62,7 +40,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	case unchanged:
 		state, okState = plan, okPlan
 	case !creating:
-		state, okState = readModel(ctx, req.State)
+		state, okState = guestops.ReadModel[vmModel](ctx, req.State)
 	}
 	if okPlan && okState {
 		r.modifyHardwarePlan(ctx, req, resp, state, plan)

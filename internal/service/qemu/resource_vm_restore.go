@@ -1,13 +1,11 @@
 package qemu
 
 import (
-	"context"
 	"net/url"
 	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
@@ -72,12 +70,6 @@ func withExcludedDiskLines(description string, archive pveapi.GuestConfig) strin
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// ReconfigureRestore turns the restored VM into plan, keeping marker
-// until it is complete.
-func (r *vmResource) ReconfigureRestore(ctx context.Context, config tfsdk.Config, node string, vmid int, plan *vmModel, marker string, diags *diag.Diagnostics) bool {
-	return r.reconfigureInherited(ctx, config, node, vmid, plan, archiveOrigin, marker, diags)
 }
 
 func (r *vmResource) RestoreForm(plan *vmModel, archive pveapi.GuestConfig, diags *diag.Diagnostics) (url.Values, bool) {

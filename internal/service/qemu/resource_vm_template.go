@@ -16,14 +16,14 @@ import (
 // and differs only where PVE differs.
 func NewVMTemplateResource() resource.Resource {
 	return &guestops.TemplateResource{
-		Guest:  &vmResource{},
+		Guest:  newVMResource(),
 		Kind:   guestops.VMTemplate,
 		Narrow: vmTemplateSchema,
 	}
 }
 
-// UseKind lets a VM template's messages name it as such.
-func (r *vmResource) UseKind(kind guestops.Kind) { r.api.Kind = kind }
+// A VM template's messages name it as such (guestops.Resource.UseKind).
+var _ guestops.KindUser = (*vmResource)(nil)
 
 // vmTemplateSchema is pve_vm's schema minus the power state and what the
 // guest agent reports: a template never runs.

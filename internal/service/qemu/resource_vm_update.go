@@ -266,10 +266,7 @@ func (r *vmResource) finishDisks(ctx context.Context, node string, vmid int, pla
 // those are left as they are: inherited from a clone source or an archive,
 // or set in PVE by anyone. What state declared and plan drops is removed.
 func (r *vmResource) updateFor(ctx context.Context, state, plan *vmModel, live pveapi.GuestConfig) (*configUpdate, error) {
-	from, inherits := plan.origin()
-	if !inherits {
-		from = ownOrigin
-	}
+	from := plan.origin()
 	vmid := state.vmid()
 	stateView, err := r.inheritedView(ctx, vmid, nil, state, live, from)
 	if err != nil {
