@@ -28,6 +28,24 @@ func guestWrites(tg *acctest.Target, node, guestType string, vmid int) []string 
 	return out
 }
 
+// createWritesStep is the step that creates the VM of body and checks
+// that it sent exactly want to node pve1's VMs.
+func createWritesStep(tg *acctest.Target, vm *vmRef, body string, want []string) resource.TestStep {
+	return resource.TestStep{
+		PreConfig: tg.Sim.ResetCounters,
+		Config:    vmConfig(tg, body),
+		ConfigStateChecks: []statecheck.StateCheck{
+			vm.record(),
+			acctest.CheckState(func(*tfjson.State) error {
+				if got := guestWrites(tg, "pve1", "qemu", vm.VMID); !slices.Equal(got, want) {
+					return fmt.Errorf("creating the VM sent %q, want %q", got, want)
+				}
+				return nil
+			}),
+		},
+	}
+}
+
 // One created VM costs the create request and one config write that
 // removes the creation marker, plus the start when it is to run: the
 // marker has to outlive every step that can fail after the create, the
@@ -45,12 +63,9 @@ func TestAccVMCreateWritesPerGuest(t *testing.T) {
 		t.Run(fmt.Sprintf("started=%v", tc.started), func(t *testing.T) {
 			t.Parallel()
 			tg := acctest.New(t)
-			sim := needsSim(t, tg)
+			needsSim(t, tg)
 			vm := newVMRef(tg)
-			tg.Run(t, resource.TestCase{
-				Steps: []resource.TestStep{{
-					PreConfig: sim.ResetCounters,
-					Config: vmConfig(tg, fmt.Sprintf(`
+			tg.Run(t, resource.TestCase{Steps: []resource.TestStep{createWritesStep(tg, vm, fmt.Sprintf(`
   node    = "pve1"
   name    = "writes-1"
   started = %v
@@ -60,18 +75,24 @@ func TestAccVMCreateWritesPerGuest(t *testing.T) {
   network = {
     net0 = { bridge = "vmbr0" }
   }
-`, tc.started)),
-					ConfigStateChecks: []statecheck.StateCheck{
-						vm.record(),
-						acctest.CheckState(func(*tfjson.State) error {
-							if got := guestWrites(tg, "pve1", "qemu", vm.VMID); !slices.Equal(got, tc.want) {
-								return fmt.Errorf("creating the VM sent %q, want %q", got, tc.want)
-							}
-							return nil
-						}),
-					},
-				}},
-			})
+`, tc.started), tc.want)}})
 		})
 	}
+}
+
+// A clone costs the clone request, the one config write that turns it into
+// the configuration, and the marker's own write: the disk tasks and the
+// start that may follow the config write must not find the clone unmarked.
+func TestAccVMCloneWritesPerGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	needsSim(t, tg)
+	makeTemplate(t, tg, "pve1", "local-lvm")
+	vm := newVMRef(tg)
+	tg.Run(t, resource.TestCase{Steps: []resource.TestStep{createWritesStep(tg, vm, fmt.Sprintf(`
+  node    = "pve1"
+  name    = "writes-clone"
+  started = false
+  clone   = { source_vmid = %d }
+`, templateVMID), []string{"POST /nodes/pve1/qemu/9000/clone", "PUT /nodes/pve1/qemu/VMID/config", "PUT /nodes/pve1/qemu/VMID/config"})}})
 }
