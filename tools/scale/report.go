@@ -44,7 +44,11 @@ type phaseReport struct {
 	Requests    int     `json:"requests"`
 	// RequestsByMethod counts every request the simulator received.
 	RequestsByMethod map[string]int `json:"requests_by_method"`
-	Writes           int            `json:"writes"`
+	// RequestsByPath counts the requests by method and path, with the
+	// node, VMID, task and other ids replaced by placeholders: where the
+	// requests of a phase go.
+	RequestsByPath map[string]int `json:"requests_by_path"`
+	Writes         int            `json:"writes"`
 	// RequestsPerGuest leaves out what the empty configuration costs too
 	// (provider start-up), so it is the price of the guests themselves.
 	RequestsPerGuest float64 `json:"requests_per_guest"`
@@ -112,9 +116,10 @@ func durationMS(d time.Duration) float64 { return float64(d) / float64(time.Mill
 
 // summarize counts one phase's requests from the simulator's log.
 func summarize(name string, reqs []pvesim.RequestRecord, guests, baselineRequests int) phaseReport {
-	pr := phaseReport{Name: name, Requests: len(reqs), RequestsByMethod: map[string]int{}}
+	pr := phaseReport{Name: name, Requests: len(reqs), RequestsByMethod: map[string]int{}, RequestsByPath: map[string]int{}}
 	for _, r := range reqs {
 		pr.RequestsByMethod[r.Method]++
+		pr.RequestsByPath[r.Method+" "+pathShape(r.Path)]++
 		if r.Method == "GET" && r.Path == "/pools" && len(r.Params["poolid"]) > 0 {
 			pr.PoolReads++
 			if r.Status >= 400 {
@@ -261,6 +266,7 @@ func writeTable(w io.Writer, r *report) {
 	}
 	_ = tw.Flush()
 	writeAllocTable(w, r.Phases)
+	writeTopPaths(w, r.Phases, r.Settings.Guests)
 	for _, p := range r.Phases {
 		if len(p.ErrorsByStatus) > 0 {
 			fmt.Fprintf(w, "%s: API errors by status %v\n", p.Name, p.ErrorsByStatus)
@@ -353,4 +359,49 @@ func describeMachine() machine {
 		}
 	}
 	return m
+}
+
+// pathShape is path with its ids replaced: /nodes/pve1/qemu/101/config
+// becomes /nodes/{node}/qemu/{vmid}/config, a task's UPID {upid}.
+func pathShape(path string) string {
+	parts := strings.Split(path, "/")
+	for i, part := range parts {
+		switch {
+		case i > 0 && parts[i-1] == "nodes":
+			parts[i] = "{node}"
+		case strings.HasPrefix(part, "UPID:"):
+			parts[i] = "{upid}"
+		case part != "" && strings.Trim(part, "0123456789") == "":
+			parts[i] = "{vmid}"
+		case i > 0 && (parts[i-1] == "storage" || parts[i-1] == "content" || parts[i-1] == "pools"):
+			parts[i] = "{id}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// topPaths is how many of a phase's most requested paths the table shows.
+const topPaths = 5
+
+// writeTopPaths lists each phase's most requested paths, per guest.
+func writeTopPaths(w io.Writer, phases []phaseReport, guests int) {
+	fmt.Fprintln(w, "\nmost requested, per guest:")
+	for _, p := range phases {
+		if p.Name == "baseline" || len(p.RequestsByPath) == 0 {
+			continue
+		}
+		paths := make([]string, 0, len(p.RequestsByPath))
+		for path := range p.RequestsByPath {
+			paths = append(paths, path)
+		}
+		sort.Slice(paths, func(i, j int) bool {
+			a, b := p.RequestsByPath[paths[i]], p.RequestsByPath[paths[j]]
+			return a > b || a == b && paths[i] < paths[j]
+		})
+		var shown []string
+		for _, path := range paths[:min(topPaths, len(paths))] {
+			shown = append(shown, fmt.Sprintf("%s %.2f", path, float64(p.RequestsByPath[path])/float64(max(guests, 1))))
+		}
+		fmt.Fprintf(w, "  %s: %s\n", p.Name, strings.Join(shown, "; "))
+	}
 }

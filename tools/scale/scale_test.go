@@ -276,3 +276,20 @@ func TestCPUPerGuestLeavesOutBaseline(t *testing.T) {
 		t.Errorf("table lacks the CPU per guest:\n%s", out.String())
 	}
 }
+
+// Requests are counted by path with their ids replaced, so that a phase's
+// cost per guest can be told apart by endpoint.
+func TestPathShape(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string]string{
+		"/nodes/pve1/qemu/101/config": "/nodes/{node}/qemu/{vmid}/config",
+		"/nodes/pve2/tasks/UPID:pve2:0001:0002:0003:qmcreate:101:root@pam:/status": "/nodes/{node}/tasks/{upid}/status",
+		"/cluster/resources":                    "/cluster/resources",
+		"/pools/a":                              "/pools/{id}",
+		"/nodes/pve3/storage/local-lvm/content": "/nodes/{node}/storage/{id}/content",
+	} {
+		if got := pathShape(path); got != want {
+			t.Errorf("pathShape(%q) = %q, want %q", path, got, want)
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 
 // pooledVMs creates VMs 100-105 on pve1, the even ones in pool "a" and
 // the odd ones in pool "b", and returns their imported states.
-func pooledVMs(t *testing.T, p *acctest.Protocol) map[int]*tfprotov6.DynamicValue {
+func pooledVMs(t testing.TB, p *acctest.Protocol) map[int]*tfprotov6.DynamicValue {
 	t.Helper()
 	ctx := context.Background()
 	for _, pool := range []string{"a", "b"} {
@@ -69,7 +69,7 @@ func poolReads(p *acctest.Protocol) (pools map[string]int, nodes int) {
 
 // refreshAll refreshes the guests ten at a time, as Terraform does, and
 // returns the new states.
-func refreshAll(t *testing.T, p *acctest.Protocol, states map[int]*tfprotov6.DynamicValue) map[int]*tfprotov6.DynamicValue {
+func refreshAll(t testing.TB, p *acctest.Protocol, states map[int]*tfprotov6.DynamicValue) map[int]*tfprotov6.DynamicValue {
 	t.Helper()
 	var mu sync.Mutex
 	out := map[int]*tfprotov6.DynamicValue{}
@@ -95,7 +95,7 @@ func refreshAll(t *testing.T, p *acctest.Protocol, states map[int]*tfprotov6.Dyn
 	return out
 }
 
-func poolIn(t *testing.T, p *acctest.Protocol, state *tfprotov6.DynamicValue) string {
+func poolIn(t testing.TB, p *acctest.Protocol, state *tfprotov6.DynamicValue) string {
 	t.Helper()
 	var attrs map[string]tftypes.Value
 	if err := p.StateValue(t, "pve_vm", state).As(&attrs); err != nil {
@@ -186,4 +186,35 @@ func TestVMPoolChangedOutsideSeenByNextCommand(t *testing.T) {
 	if got := poolIn(t, p, again[102]); got != "a" {
 		t.Errorf("VM 102 stayed in pool a; refresh says %q", got)
 	}
+}
+
+// BenchmarkVMPooledNoopPlan is a command's refresh and no-op plan of six
+// VMs in two pools: 2 requests per guest plus one pool read per pool,
+// whatever the number of guests in a pool.
+func BenchmarkVMPooledNoopPlan(b *testing.B) {
+	p := acctest.NewProtocol(b)
+	states := pooledVMs(b, p)
+	var reads, writes, poolRequests int
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		p.Reconfigure(b) // each iteration is a new command
+		p.Sim.ResetCounters()
+		b.StartTimer()
+		for _, state := range refreshAll(b, p, states) {
+			p.Plan(b, "pve_vm", state, p.ConfigFromState(b, "pve_vm", state))
+		}
+		b.StopTimer()
+		r, w := p.Requests()
+		reads, writes = reads+r, writes+w
+		pools, _ := poolReads(p)
+		for _, n := range pools {
+			poolRequests += n
+		}
+		b.StartTimer()
+	}
+	guests := float64(len(states) * b.N)
+	b.ReportMetric(float64(reads)/guests, "reads/guest")
+	b.ReportMetric(float64(writes)/guests, "writes/guest")
+	b.ReportMetric(float64(poolRequests)/float64(b.N), "pool-reads/op")
 }
