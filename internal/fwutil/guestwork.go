@@ -57,3 +57,10 @@ func (c *GuestClaims) Claim(vmid int) bool {
 	_, taken := c.claimed.LoadOrStore(vmid, struct{}{})
 	return !taken
 }
+
+// Claimed reports whether a resource of this configuration created or
+// adopted vmid.
+func (c *GuestClaims) Claimed(vmid int) bool {
+	_, taken := c.claimed.Load(vmid)
+	return taken
+}

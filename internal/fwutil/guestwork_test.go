@@ -104,4 +104,7 @@ func TestGuestClaimsOnce(t *testing.T) {
 	if !claims.Claim(101) {
 		t.Error("guest 101 was refused after a claim of guest 100")
 	}
+	if !claims.Claimed(100) || claims.Claimed(102) {
+		t.Errorf("Claimed(100) = %v, Claimed(102) = %v; want true, false", claims.Claimed(100), claims.Claimed(102))
+	}
 }

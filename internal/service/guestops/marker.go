@@ -246,6 +246,13 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 		if req.Name == "" && a.VMIDRange.Min != 0 && (vmid < a.VMIDRange.Min || vmid > a.VMIDRange.Max) {
 			continue
 		}
+		if a.Claims.Claimed(vmid) {
+			// Another resource of this apply created or adopted it: never
+			// one to take over (claim would refuse it), so its config is
+			// not read. In a large apply most nameless guests in the
+			// listing are this apply's own, still being created.
+			continue
+		}
 		candidates = append(candidates, vmid)
 	}
 	slices.Sort(candidates)
