@@ -2,14 +2,11 @@ package guestops
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
-	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
@@ -29,17 +26,7 @@ func TestFindHalfMadeSkipsGuestsOfThisApply(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	srv, err := sim.StartTLS("127.0.0.1:0", caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	client, err := pveapi.New(pveapi.Config{Endpoint: srv.URL, APIToken: token, CAFile: caFile, TaskPollInterval: 10 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := API{Client: client, Kind: VM, Locks: &fwutil.GuestLocks{}, Claims: &fwutil.GuestClaims{}}
+	a := API{Client: simClient(t, sim, token), Kind: VM, Locks: &fwutil.GuestLocks{}, Claims: &fwutil.GuestClaims{}}
 	a.Claims.Claim(150) // created by another resource of this apply
 
 	sim.ResetCounters()

@@ -50,6 +50,13 @@ func importCluster(t *testing.T) *pveapi.Client {
 			t.Fatal(err)
 		}
 	}
+	return simClient(t, sim, token)
+}
+
+// simClient serves sim over TLS for the test's life and returns a client
+// for it that authenticates with token.
+func simClient(t *testing.T, sim *pvesim.Sim, token string) *pveapi.Client {
+	t.Helper()
 	caFile := filepath.Join(t.TempDir(), "ca.pem")
 	srv, err := sim.StartTLS("127.0.0.1:0", caFile)
 	if err != nil {
