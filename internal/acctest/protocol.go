@@ -167,10 +167,8 @@ func hasErrors(diags []*tfprotov6.Diagnostic) bool {
 	return false
 }
 
-// ConfigFromState derives the configuration that would produce state: the
-// state with every computed-only attribute set to null. Planning it against
-// the state is a no-op plan, as after an apply.
-func (p *Protocol) ConfigFromState(tb testing.TB, typeName string, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+// resourceSchema is the provider's schema of typeName.
+func (p *Protocol) resourceSchema(tb testing.TB, typeName string) *tfprotov6.Schema {
 	tb.Helper()
 	schemas, err := p.Server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
 	if err != nil {
@@ -180,6 +178,15 @@ func (p *Protocol) ConfigFromState(tb testing.TB, typeName string, state *tfprot
 	if !ok {
 		tb.Fatalf("unknown resource type %s", typeName)
 	}
+	return s
+}
+
+// ConfigFromState derives the configuration that would produce state: the
+// state with every computed-only attribute set to null. Planning it against
+// the state is a no-op plan, as after an apply.
+func (p *Protocol) ConfigFromState(tb testing.TB, typeName string, state *tfprotov6.DynamicValue) *tfprotov6.DynamicValue {
+	tb.Helper()
+	s := p.resourceSchema(tb, typeName)
 	value := p.StateValue(tb, typeName, state)
 	config, err := tftypes.Transform(value, func(path *tftypes.AttributePath, v tftypes.Value) (tftypes.Value, error) {
 		if attr := attributeAt(s.Block.Attributes, path); attr != nil && attr.Computed && !attr.Optional {

@@ -45,15 +45,7 @@ func (p *Protocol) Upgrade(tb testing.TB, typeName string, version int64, stateJ
 // for a state that needs no upgrade.
 func (p *Protocol) SchemaVersion(tb testing.TB, typeName string) int64 {
 	tb.Helper()
-	schemas, err := p.Server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
-	if err != nil {
-		tb.Fatalf("provider schema: %v", err)
-	}
-	s, ok := schemas.ResourceSchemas[typeName]
-	if !ok {
-		tb.Fatalf("unknown resource type %s", typeName)
-	}
-	return s.Version
+	return p.resourceSchema(tb, typeName).Version
 }
 
 // ReadResponse runs one ReadResource and returns the whole answer, private
