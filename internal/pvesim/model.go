@@ -26,6 +26,8 @@ type Cluster struct {
 	Pools    map[string]*Pool
 	// Groups are the user groups of user.cfg (h_access_read.go).
 	Groups map[string]*Group
+	// Firewall is the firewall configuration (firewall_model.go).
+	Firewall *FirewallState
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

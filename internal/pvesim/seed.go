@@ -28,11 +28,12 @@ var seedFiles = []struct {
 // storages of a PVE install plus one shared NFS storage, and the seed files.
 func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 	c := &Cluster{
-		Name:    "pvesim",
-		Guests:  map[int]*Guest{},
-		Pools:   map[string]*Pool{},
-		volumes: map[volumeKey]*Volume{},
-		conf:    conf,
+		Name:     "pvesim",
+		Guests:   map[int]*Guest{},
+		Pools:    map[string]*Pool{},
+		volumes:  map[volumeKey]*Volume{},
+		Firewall: newFirewallState(),
+		conf:     conf,
 	}
 	for i := 1; i <= nodes; i++ {
 		c.Nodes = append(c.Nodes, &Node{
