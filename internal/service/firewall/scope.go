@@ -1,0 +1,166 @@
+// Package firewall holds the resources and data sources of PVE's firewall:
+// the options and rules of the cluster's, a node's and a guest's firewall,
+// security groups, aliases and IP sets.
+package firewall
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// Which firewall an object belongs to is chosen by two attributes: vmid for
+// a guest's firewall (wherever the guest runs: PVE keeps a guest's firewall
+// in one cluster-wide file, so it follows migrations), node for a node's
+// own firewall, neither for the cluster's.
+
+// scopeKind names the three kinds of firewall.
+type scopeKind int
+
+const (
+	clusterScope scopeKind = iota
+	nodeScope
+	guestScope
+)
+
+// scopeRef is the scope as configured: at most one of Node and VMID.
+type scopeRef struct {
+	Node string
+	VMID int
+}
+
+func (s scopeRef) kind() scopeKind {
+	switch {
+	case s.VMID != 0:
+		return guestScope
+	case s.Node != "":
+		return nodeScope
+	default:
+		return clusterScope
+	}
+}
+
+// scopeFromModel reads the scope attributes; null means not set.
+func scopeFromModel(node types.String, vmid types.Int64) scopeRef {
+	return scopeRef{Node: node.ValueString(), VMID: int(vmid.ValueInt64())}
+}
+
+// String is the scope in ids and messages: "cluster", "node/NAME" or
+// "guest/VMID".
+func (s scopeRef) String() string {
+	switch s.kind() {
+	case guestScope:
+		return "guest/" + strconv.Itoa(s.VMID)
+	case nodeScope:
+		return "node/" + s.Node
+	default:
+		return "cluster"
+	}
+}
+
+// describe names the firewall for a user: "the cluster's firewall", "node
+// pve1's firewall", "guest 100's firewall".
+func (s scopeRef) describe() string {
+	switch s.kind() {
+	case guestScope:
+		return fmt.Sprintf("guest %d's firewall", s.VMID)
+	case nodeScope:
+		return fmt.Sprintf("node %s's firewall", s.Node)
+	default:
+		return "the cluster's firewall"
+	}
+}
+
+// parseScope reads a scope written as String writes it; rest is what
+// follows it after a "/" (an alias's or IP set's name in import ids).
+func parseScope(id string) (scope scopeRef, rest string, err error) {
+	head, tail, _ := strings.Cut(id, "/")
+	switch head {
+	case "cluster":
+		return scopeRef{}, tail, nil
+	case "node":
+		node, more, _ := strings.Cut(tail, "/")
+		if node == "" {
+			return scopeRef{}, "", fmt.Errorf("%q names no node: write node/NAME", id)
+		}
+		return scopeRef{Node: node}, more, nil
+	case "guest":
+		vmidText, more, _ := strings.Cut(tail, "/")
+		vmid, convErr := strconv.Atoi(vmidText)
+		if convErr != nil || vmid < 100 || vmid > 999999999 {
+			return scopeRef{}, "", fmt.Errorf("%q names no guest: write guest/VMID with a VMID of 100 to 999999999", id)
+		}
+		return scopeRef{VMID: vmid}, more, nil
+	}
+	return scopeRef{}, "", fmt.Errorf("%q starts with neither cluster, node/NAME nor guest/VMID", id)
+}
+
+// resolve finds where PVE serves the scope's firewall. A guest's firewall is
+// addressed through the guest's node and type, looked up with one cluster
+// listing; found is false when no guest has the VMID.
+func (s scopeRef) resolve(ctx context.Context, client *pveapi.Client) (scope pveapi.FirewallScope, found bool, err error) {
+	switch s.kind() {
+	case guestScope:
+		guest, ok, err := client.FindGuest(ctx, s.VMID)
+		if err != nil || !ok {
+			return pveapi.FirewallScope{}, false, err
+		}
+		return pveapi.FirewallScope{Node: guest.Node, GuestType: guest.Type, VMID: s.VMID}, true, nil
+	case nodeScope:
+		return pveapi.FirewallScope{Node: s.Node}, true, nil
+	default:
+		return pveapi.FirewallScope{}, true, nil
+	}
+}
+
+// missingGuestDetail explains a guest scope whose guest does not exist.
+func (s scopeRef) missingGuestDetail() string {
+	return fmt.Sprintf("No VM or container has VMID %d. A guest's firewall exists only with its guest: "+
+		"create the guest first (refer to it as pve_vm.NAME.vmid or pve_container.NAME.vmid so Terraform orders the two), "+
+		"or correct vmid.", s.VMID)
+}
+
+// scopeAttributes are the node and vmid attributes; which kinds of
+// firewall a resource supports is its own check (validateScope).
+// Changing either moves the object to another firewall, which PVE cannot
+// do in place.
+func scopeAttributes(what string, withNode bool) map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"vmid": schema.Int64Attribute{
+			MarkdownDescription: "The VMID of the VM or container whose firewall holds " + what + ". The firewall follows the guest " +
+				"when it migrates. Unset: the cluster's firewall" + map[bool]string{true: " (or the node's, with `node`)", false: ""}[withNode] + ".",
+			Optional:      true,
+			Validators:    []validator.Int64{int64validator.Between(100, 999999999)},
+			PlanModifiers: []planmodifier.Int64{int64planmodifier.RequiresReplace()},
+		},
+	}
+	if withNode {
+		attrs["node"] = schema.StringAttribute{
+			MarkdownDescription: "The node whose own firewall (host firewall) holds " + what + ". Not together with `vmid`.",
+			Optional:            true,
+			PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+		}
+	}
+	return attrs
+}
+
+// conflictingScope reports node and vmid set together.
+func conflictingScope(node types.String, vmid types.Int64) (path.Path, string, bool) {
+	if !node.IsNull() && !node.IsUnknown() && !vmid.IsNull() && !vmid.IsUnknown() {
+		return path.Root("node"), "Set either node (a node's own firewall) or vmid (a guest's firewall), not both: " +
+			"a guest's firewall follows the guest from node to node.", true
+	}
+	return path.Empty(), "", false
+}
