@@ -13,6 +13,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
+	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
@@ -99,6 +100,8 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		pool.NewPoolResource,
+		firewall.NewRulesResource,
+		firewall.NewSecurityGroupResource,
 		qemu.NewVMResource,
 		qemu.NewVMTemplateResource,
 		lxc.NewContainerResource,

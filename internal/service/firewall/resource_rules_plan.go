@@ -40,7 +40,7 @@ func (r *rulesResource) ValidateConfig(ctx context.Context, req resource.Validat
 				"To use the group in a firewall, add a rule with type = \"group\" and action = the group's name there.")
 	}
 	if g := config.SecurityGroup; !g.IsNull() && !g.IsUnknown() {
-		if err := wire.ValidateFirewallName(wire.SecurityGroupName, g.ValueString()); err != nil {
+		if err := wire.ValidateFirewallName(wire.FirewallGroupName, g.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("security_group"), "Invalid Security Group Name", err.Error())
 		}
 	}

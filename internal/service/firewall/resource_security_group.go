@@ -93,7 +93,7 @@ func (r *securityGroupResource) ValidateConfig(ctx context.Context, req resource
 	if name.IsNull() || name.IsUnknown() {
 		return
 	}
-	if err := wire.ValidateFirewallName(wire.SecurityGroupName, name.ValueString()); err != nil {
+	if err := wire.ValidateFirewallName(wire.FirewallGroupName, name.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Security Group Name", err.Error())
 	} else if lower := strings.ToLower(name.ValueString()); lower != name.ValueString() {
 		resp.Diagnostics.AddAttributeError(path.Root("name"), "Invalid Security Group Name", fmt.Sprintf(
@@ -249,7 +249,7 @@ func (r *securityGroupResource) Delete(ctx context.Context, req resource.DeleteR
 }
 
 func (r *securityGroupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	if err := wire.ValidateFirewallName(wire.SecurityGroupName, req.ID); err != nil {
+	if err := wire.ValidateFirewallName(wire.FirewallGroupName, req.ID); err != nil {
 		resp.Diagnostics.AddError("Invalid Import ID", "Import pve_firewall_security_group by its name: "+err.Error())
 		return
 	}
