@@ -218,7 +218,7 @@ func TestPatternIsAnchoredStrictly(t *testing.T) {
 func TestUncheckedFormats(t *testing.T) {
 	t.Parallel()
 	want := []string{
-		"FullRangeCIDR", "IPorCIDR", "IPorCIDRorAlias", "pem-certificate", "pem-certificate-chain",
+		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
 		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-calendar-event", "pve-command-batch",
 		"pve-dir-override", "pve-fw-addr-spec", "pve-fw-conntrack-helper",
 		"pve-fw-dport-spec", "pve-fw-icmp-type-spec", "pve-fw-protocol-spec", "pve-fw-sport-spec",
