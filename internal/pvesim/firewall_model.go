@@ -118,3 +118,48 @@ func firewallObjectDigest(obj map[string]string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// firewallScope names one firewall file: the cluster's, a node's or a
+// guest's.
+type firewallScope struct {
+	kind string // "cluster", "host", "vm", "ct"
+	node string
+	vmid int
+}
+
+// firewallScopeOf reads the scope's node and vmid path parameters.
+func firewallScopeOf(c *call, kind string) firewallScope {
+	return firewallScope{kind: kind, node: c.str("node"), vmid: c.intParam("vmid", 0)}
+}
+
+// firewallConfFor returns the parsed file of the scope, empty when it does
+// not exist yet: PVE reads a missing file as an empty one (pve-firewall
+// src/PVE/Firewall.pm generic_fw_config_parser), whether or not the guest
+// exists (load_vmfw_conf).
+func (cl *Cluster) firewallConfFor(scope firewallScope) *FirewallConf {
+	if cl.Firewall == nil {
+		cl.Firewall = newFirewallState()
+	}
+	fw := cl.Firewall
+	switch scope.kind {
+	case "cluster":
+		if fw.Cluster == nil {
+			fw.Cluster = &FirewallConf{}
+		}
+		return fw.Cluster
+	case "host":
+		conf := fw.Hosts[scope.node]
+		if conf == nil {
+			conf = &FirewallConf{}
+			fw.Hosts[scope.node] = conf
+		}
+		return conf
+	default:
+		conf := fw.Guests[scope.vmid]
+		if conf == nil {
+			conf = &FirewallConf{}
+			fw.Guests[scope.vmid] = conf
+		}
+		return conf
+	}
+}
