@@ -255,6 +255,8 @@ func TestFirewallRefs(t *testing.T) {
 		{"/nodes/pve1/qemu/100/firewall/refs?type=ipset", []map[string]any{dcSet, guestSet}},
 		{"/nodes/pve1/lxc/100/firewall/refs?type=alias", []map[string]any{dcAlias, guestAlias}},
 		{"/nodes/pve1/lxc/101/firewall/refs", []map[string]any{dcSet, dcAlias}},
+		// No proxyto: the node is not resolved, VMID.fw is the same file.
+		{"/nodes/ghost/qemu/100/firewall/refs?type=alias", []map[string]any{dcAlias, guestAlias}},
 	}
 	for _, tc := range cases {
 		if got := getList(t, e, tc.path); !reflect.DeepEqual(got, tc.want) {
