@@ -139,6 +139,7 @@ func (s *Sim) registerRoutes() {
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
 	s.registerFirewallRoutes()
+	s.registerFirewallSetRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE
