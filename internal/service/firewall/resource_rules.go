@@ -2,6 +2,7 @@ package firewall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -71,8 +72,9 @@ func (r *rulesResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"Rules are edited in place, one request per rule that changes; a move is one request.\n\n" +
 			"Privileges: `Sys.Modify` on `/` for the cluster's rules and security groups, `Sys.Modify` on `/nodes/NODE` for a node's, " +
 			"`VM.Config.Network` on `/vms/VMID` for a guest's; reading needs `Sys.Audit` or `VM.Audit` on the same paths.\n\n" +
-			"A guest's firewall is deleted with the guest. When the guest is replaced, replace its rules too: " +
-			"`lifecycle { replace_triggered_by = [pve_vm.NAME] }`.\n\n" +
+			"A guest's firewall is deleted with the guest, and an update of the guest leaves it alone. When the guest may be replaced " +
+			"(a new VMID, a new clone source), let its rules follow: `lifecycle { replace_triggered_by = [pve_vm.NAME.id] }` " +
+			"(the id is new only when the guest is).\n\n" +
 			"**Changes that replace the resource:** `node`, `vmid`.",
 		Attributes: attrs,
 	}
@@ -354,12 +356,45 @@ func (r *rulesResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 	writer := newRuleWriter(r.client, list, where.describe(), seen, haveSeen)
 	err = writer.apply(ctx, prior, nil)
+	var changed errChangedOutside
+	if errors.As(err, &changed) && writer.lastRead != nil {
+		// The list changed since the plan: delete the rules this
+		// resource knows and leave the others where they are.
+		err = r.deleteKnown(ctx, list, where, prior, *writer.lastRead, &resp.Diagnostics)
+	}
 	if pveapi.IsNoSuchSecurityGroup(err) {
 		return
 	}
 	if err != nil {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete Firewall Rules", err)
 	}
+}
+
+// deleteKnown deletes from live the rules that are in known (each once),
+// leaving the rest, and warns about what it left.
+func (r *rulesResource) deleteKnown(ctx context.Context, list pveapi.FirewallRuleList, where ruleList, known []map[string]string, live listSnapshot, diags *diag.Diagnostics) error {
+	remaining := map[string]int{}
+	for _, key := range ruleKeys(known) {
+		remaining[key]++
+	}
+	var keep []map[string]string
+	for _, rule := range live.Rules {
+		if key := ruleKey(rule); remaining[key] > 0 {
+			remaining[key]--
+			continue
+		}
+		keep = append(keep, rule)
+	}
+	writer := newRuleWriter(r.client, list, where.describe(), live, true)
+	if err := writer.apply(ctx, live.Rules, keep); err != nil {
+		return err
+	}
+	if len(keep) > 0 {
+		diags.AddWarning("Firewall Rules Left In Place", fmt.Sprintf(
+			"%s had %d rules that were not in Terraform's state when it was destroyed (added or changed outside Terraform); they were left in place.",
+			capitalize(where.describe()), len(keep)))
+	}
+	return nil
 }
 
 func (r *rulesResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

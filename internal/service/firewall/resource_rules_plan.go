@@ -56,12 +56,17 @@ func (r *rulesResource) ValidateConfig(ctx context.Context, req resource.Validat
 		if diags := configRule(ctx, elem, &rule); diags.HasError() {
 			continue
 		}
-		for _, p := range wire.FirewallRuleProblems(ruleFieldsForCheck(rule), wire.FirewallRuleEnv(env)) {
+		fields, unknown := ruleFieldsForCheck(rule)
+		for _, p := range wire.FirewallRuleProblems(fields, wire.FirewallRuleEnv(env)) {
 			name := ruleAttrOf[p.Field]
 			if name == "" {
 				name = "type"
 			}
-			resp.Diagnostics.AddAttributeError(path.Root("rules").AtListIndex(i).AtName(name), "Invalid Firewall Rule", p.Message)
+			if unknown[name] {
+				continue // checked once the value is known
+			}
+			resp.Diagnostics.AddAttributeError(path.Root("rules").AtListIndex(i).AtName(name), "Invalid Firewall Rule",
+				fmt.Sprintf("rules[%d].%s: %s", i, name, p.Message))
 		}
 	}
 }
@@ -77,24 +82,29 @@ func configRule(ctx context.Context, elem attr.Value, rule *ruleModel) diag.Diag
 	return obj.As(ctx, rule, basetypes.ObjectAsOptions{})
 }
 
-// ruleFieldsForCheck is a configured rule for the grammar checks; values
-// not known yet are left out (they are checked when they are).
-func ruleFieldsForCheck(m ruleModel) wire.FirewallRuleFields {
-	get := func(v interface {
-		IsNull() bool
-		IsUnknown() bool
-		ValueString() string
-	}) string {
-		if v.IsNull() || v.IsUnknown() {
-			return ""
+// ruleFieldsForCheck is a configured rule for the grammar checks, and the
+// attributes not known yet, whose problems wait until they are. An unknown
+// action stands in as a valid one, so the rest of the rule is checked.
+func ruleFieldsForCheck(m ruleModel) (wire.FirewallRuleFields, map[string]bool) {
+	unknown := map[string]bool{}
+	get := func(name string, v types.String) string {
+		if v.IsUnknown() {
+			unknown[name] = true
 		}
-		return v.ValueString()
+		return knownString(v)
 	}
-	return wire.FirewallRuleFields{
-		Type: get(m.Type), Action: get(m.Action), Macro: get(m.Macro), Iface: get(m.Iface),
-		Source: get(m.Source), Dest: get(m.Dest), Proto: get(m.Proto), Dport: get(m.Dport), Sport: get(m.Sport),
-		Log: get(m.Log), ICMPType: get(m.ICMPType), Comment: get(m.Comment),
+	fields := wire.FirewallRuleFields{
+		Type: get("type", m.Type), Action: get("action", m.Action), Macro: get("macro", m.Macro), Iface: get("iface", m.Iface),
+		Source: get("source", m.Source), Dest: get("dest", m.Dest), Proto: get("proto", m.Proto), Dport: get("dport", m.Dport),
+		Sport: get("sport", m.Sport), Log: get("log", m.Log), ICMPType: get("icmp_type", m.ICMPType), Comment: get("comment", m.Comment),
 	}
+	if unknown["action"] {
+		fields.Action = "ACCEPT"
+		if fields.Type == "group" {
+			fields.Action = "placeholder"
+		}
+	}
+	return fields, unknown
 }
 
 // ModifyPlan refuses, before anything is applied, rules that name an
@@ -111,7 +121,14 @@ func (r *rulesResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	var plan rulesModel
 	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() || plan.Rules.IsUnknown() {
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	// The id names the list; a security group renamed in place renames it.
+	if !plan.SecurityGroup.IsUnknown() && !plan.Node.IsUnknown() && !plan.VMID.IsUnknown() {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), ruleListOf(plan).id())...)
+	}
+	if plan.Rules.IsUnknown() {
 		return
 	}
 	var rules []ruleModel
@@ -192,8 +209,8 @@ func (c referenceChecker) check(ctx context.Context, refs ruleReferences, diags 
 		for _, ref := range refs.groups {
 			if !slices.ContainsFunc(groups, func(g pveapi.SecurityGroup) bool { return strings.EqualFold(g.Group, ref.value) }) {
 				diags.AddAttributeError(path.Root("rules").AtListIndex(ref.index).AtName(ref.attr), "Security Group Not Found", fmt.Sprintf(
-					"PVE has no security group %q; PVE would accept the rule and it would never match. If this configuration creates the group, "+
-						"write action = pve_firewall_security_group.NAME.ref so Terraform creates it first.", ref.value))
+					"rules[%d].action: PVE has no security group %q; PVE would accept the rule and it would never match. If this configuration creates the group, "+
+						"write action = pve_firewall_security_group.NAME.ref so Terraform creates it first.", ref.index, ref.value))
 			}
 		}
 	}
@@ -223,8 +240,8 @@ func (c referenceChecker) check(ctx context.Context, refs ruleReferences, diags 
 		}) {
 			noun := map[string]string{"alias": "alias", "ipset": "IP set"}[kind]
 			diags.AddAttributeError(path.Root("rules").AtListIndex(ref.index).AtName(ref.attr), "Firewall Reference Not Found", fmt.Sprintf(
-				"%s has no %s %q that a rule here may use. If this configuration creates it, write %s = pve_firewall_%s.NAME.ref so Terraform creates it first.",
-				capitalize(c.where.describe()), noun, name, ref.attr, map[string]string{"alias": "alias", "ipset": "ipset"}[kind]))
+				"rules[%d].%s: %s has no %s %q that a rule here may use. If this configuration creates it, write %s = pve_firewall_%s.NAME.ref so Terraform creates it first.",
+				ref.index, ref.attr, capitalize(c.where.describe()), noun, name, ref.attr, kind))
 		}
 	}
 }

@@ -34,7 +34,8 @@ func webRule(port int) string {
 	return fmt.Sprintf(`{ type = "in", action = "ACCEPT", proto = "tcp", dport = "%d", comment = "port %d" }`, port, port)
 }
 
-// liveRules reads a list's rules from PVE as "action proto dport" lines.
+// liveRules reads a list's rules from PVE as "type action macro dport enable=N"
+// lines, empty fields left out.
 func liveRules(tg *acctest.Target, list pveapi.FirewallRuleList) ([]string, error) {
 	rules, _, err := tg.Client.FirewallRules(context.Background(), list)
 	if err != nil {
@@ -42,8 +43,13 @@ func liveRules(tg *acctest.Target, list pveapi.FirewallRuleList) ([]string, erro
 	}
 	out := make([]string, len(rules))
 	for i, r := range rules {
-		out[i] = strings.TrimSpace(strings.Join([]string{r.Fields["type"], r.Fields["action"], r.Fields["macro"], r.Fields["dport"],
-			"enable=" + r.Fields["enable"]}, " "))
+		var words []string
+		for _, w := range []string{r.Fields["type"], r.Fields["action"], r.Fields["macro"], r.Fields["dport"], "enable=" + r.Fields["enable"]} {
+			if w != "" {
+				words = append(words, w)
+			}
+		}
+		out[i] = strings.Join(words, " ")
 	}
 	return out, nil
 }
@@ -61,7 +67,7 @@ func expectLiveRules(tg *acctest.Target, list pveapi.FirewallRuleList, want ...s
 	})
 }
 
-func inPort(port int) string { return fmt.Sprintf("in ACCEPT  %d enable=1", port) }
+func inPort(port int) string { return fmt.Sprintf("in ACCEPT %d enable=1", port) }
 
 // Every edit of the list is the fewest requests PVE offers, by position
 // and guarded by the list's digest; the plan is empty after each step.
@@ -119,7 +125,7 @@ func TestAccFirewallRules_clusterEditsInPlace(t *testing.T) {
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
 					watch.Exactly("PUT /cluster/firewall/rules/2"),
-					expectLiveRules(tg, clusterRules, inPort(10), inPort(11), "in DROP  53 enable=1", inPort(13), inPort(14), inPort(15)),
+					expectLiveRules(tg, clusterRules, inPort(10), inPort(11), "in DROP 53 enable=1", inPort(13), inPort(14), inPort(15)),
 				},
 			},
 			{
@@ -130,7 +136,7 @@ func TestAccFirewallRules_clusterEditsInPlace(t *testing.T) {
 					`{ type = "in", action = "DROP", proto = "udp", dport = "53", log = "info", enabled = false }`, base[4], base[5]),
 				ConfigPlanChecks: update,
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectLiveRules(tg, clusterRules, inPort(10), "out ACCEPT DNS  enable=1", inPort(11), "in DROP  53 enable=0", inPort(14), inPort(15)),
+					expectLiveRules(tg, clusterRules, inPort(10), "out ACCEPT DNS enable=1", inPort(11), "in DROP 53 enable=0", inPort(14), inPort(15)),
 					// The macro is kept as written: PVE's spelling is DNS.
 					statecheck.ExpectKnownValue(rulesAddr, tfjsonpath.New("rules").AtSliceIndex(1).AtMapKey("macro"), knownvalue.StringExact("dns")),
 				},
@@ -219,7 +225,7 @@ func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
 		scope, rule string
 		want        string
 	}{
-		{"", `{ type = "forward", action = "REJECT" }`, `rules\[0\]\.action`},
+		{"", `{ type = "forward", action = "REJECT" }`, `rules\[0\]\.action: `},
 		{"", `{ type = "in", action = "ACCEPT", dport = "22" }`, `rules\[0\]`},
 		{"", `{ type = "group", action = "web", proto = "tcp" }`, `rules\[0\]\.proto`},
 		{"", `{ type = "in", action = "ACCEPT", comment = "two\nlines" }`, `rules\[0\]\.comment`},

@@ -3,14 +3,17 @@ package firewall
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -69,8 +72,12 @@ func (r *securityGroupResource) Schema(_ context.Context, _ resource.SchemaReque
 				Required: true,
 			},
 			"comment": schema.StringAttribute{
-				MarkdownDescription: "Comment shown in PVE.",
+				MarkdownDescription: "Comment shown in PVE. One line: the firewall file is line based.",
 				Optional:            true,
+				Validators: []validator.String{
+					stringvalidator.LengthAtLeast(1),
+					stringvalidator.RegexMatches(regexp.MustCompile(`^[^\r\n]*$`), "must be one line"),
+				},
 			},
 			"ref": schema.StringAttribute{
 				MarkdownDescription: "What a rule writes to use the group: `action` of a rule with `type = \"group\"`. " +
@@ -176,11 +183,13 @@ func (m *securityGroupModel) fromAPI(group *pveapi.SecurityGroup) {
 	}
 	m.ID = m.Name
 	m.Ref = m.Name
-	if group.Comment != "" || !m.Comment.IsNull() {
-		m.Comment = types.StringValue(group.Comment)
-	}
-	if group.Comment == "" && m.Comment.ValueString() == "" {
+	// PVE trims the comment; the configured spelling stays when it is the
+	// same text.
+	switch {
+	case group.Comment == "":
 		m.Comment = types.StringNull()
+	case wire.FirewallComment(m.Comment.ValueString()) != group.Comment:
+		m.Comment = types.StringValue(group.Comment)
 	}
 }
 

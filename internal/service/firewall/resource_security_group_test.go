@@ -22,10 +22,14 @@ import (
 // groupAndUsers is a security group with one rule and a guest's rule list
 // that applies it.
 func groupAndUsers(tg *acctest.Target, name, comment string, vmid int) string {
+	commentLine := ""
+	if comment != "" {
+		commentLine = fmt.Sprintf("comment = %q", comment)
+	}
 	return tg.Config(fmt.Sprintf(`
 resource "pve_firewall_security_group" "web" {
-  name    = %q
-  comment = %q
+  name = %q
+  %s
 }
 
 resource "pve_firewall_rules" "web" {
@@ -42,7 +46,7 @@ resource "pve_firewall_rules" "guest" {
     { type = "in", action = "DROP", log = "info" },
   ]
 }
-`, name, comment, vmid))
+`, name, commentLine, vmid))
 }
 
 // addGuest puts a VM into the simulated cluster, for firewall tests that
@@ -81,8 +85,8 @@ func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
 				Config: groupAndUsers(tg, "web", "web tier", 100),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("pve_firewall_security_group.web", tfjsonpath.New("ref"), knownvalue.StringExact("web")),
-					expectLiveRules(tg, guestRules, "group web  enable=1", "in DROP  enable=1"),
-					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "web"}, "in ACCEPT HTTPS  enable=1"),
+					expectLiveRules(tg, guestRules, "group web enable=1", "in DROP enable=1"),
+					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "web"}, "in ACCEPT HTTPS enable=1"),
 				},
 			},
 			{
@@ -91,8 +95,8 @@ func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
 					update("pve_firewall_security_group.web"), update("pve_firewall_rules.web"), update("pve_firewall_rules.guest"),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectLiveRules(tg, guestRules, "group webtier  enable=1", "in DROP  enable=1"),
-					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "webtier"}, "in ACCEPT HTTPS  enable=1"),
+					expectLiveRules(tg, guestRules, "group webtier enable=1", "in DROP enable=1"),
+					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "webtier"}, "in ACCEPT HTTPS enable=1"),
 					statecheck.ExpectKnownValue("pve_firewall_security_group.web", tfjsonpath.New("comment"), knownvalue.Null()),
 				},
 			},
@@ -165,7 +169,7 @@ resource "pve_firewall_rules" "web" {
     { type = "in", action = "ACCEPT", macro = "SSH", iface = "net0" },
   ]
   lifecycle {
-    replace_triggered_by = [pve_vm.web]
+    replace_triggered_by = [pve_vm.web.id]
   }
 }
 `, vmid, name))
@@ -185,7 +189,7 @@ resource "pve_firewall_rules" "web" {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					watch.None(),
-					expectLiveRules(tg, guestList(firstVMID), "in ACCEPT SSH  enable=1"),
+					expectLiveRules(tg, guestList(firstVMID), "in ACCEPT SSH enable=1"),
 				},
 			},
 			{
@@ -207,7 +211,7 @@ resource "pve_firewall_rules" "web" {
 					}),
 					acctest.CheckState(func(*tfjson.State) error {
 						got, err := liveRules(tg, guestList(secondVMID))
-						if err == nil && (len(got) != 1 || got[0] != "in ACCEPT SSH  enable=1") {
+						if err == nil && (len(got) != 1 || got[0] != "in ACCEPT SSH enable=1") {
 							err = fmt.Errorf("new guest's rules: %v", got)
 						}
 						return err
