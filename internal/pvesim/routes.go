@@ -138,6 +138,7 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
+	s.registerFirewallRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -8,7 +8,8 @@ import (
 
 // The grammar of firewall rule fields, from pve-firewall
 // src/PVE/Firewall.pm. Each check returns the text PVE dies with (without
-// the trailing newline) or "".
+// the trailing newline) or "". Like the schema's patterns, '$' is Go's end
+// of text: Perl's also lets a final newline through, which these refuse.
 
 // Name patterns and length limits of pve-firewall src/PVE/Firewall.pm
 // ($security_group_name_pattern, $ipset_name_pattern, $ip_alias_pattern,
@@ -20,10 +21,10 @@ const (
 )
 
 var (
-	firewallIPSetRef   = regexp.MustCompile(`^(\+)(\S+)\n?$`)
-	firewallAliasRef   = regexp.MustCompile(`^(dc/|guest/)?` + FirewallNamePattern + `\n?$`)
-	firewallPortRange  = regexp.MustCompile(`^([0-9]+):([0-9]+)\n?$`)
-	firewallPortNumber = regexp.MustCompile(`^([0-9]+)\n?$`)
+	firewallIPSetRef   = regexp.MustCompile(`^(\+)(\S+)$`)
+	firewallAliasRef   = regexp.MustCompile(`^(dc/|guest/)?` + FirewallNamePattern + `$`)
+	firewallPortRange  = regexp.MustCompile(`^([0-9]+):([0-9]+)$`)
+	firewallPortNumber = regexp.MustCompile(`^([0-9]+)$`)
 )
 
 // perlSplitComma is Perl's split(/,/, $s): trailing empty fields dropped.

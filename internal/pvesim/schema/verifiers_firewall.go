@@ -49,7 +49,7 @@ func init() {
 	}
 }
 
-var firewallAliasName = regexp.MustCompile(`^(dc/|guest/)?(?:` + pvegrammar.FirewallNamePattern + `)\n?$`)
+var firewallAliasName = regexp.MustCompile(`^(dc/|guest/)?(?:` + pvegrammar.FirewallNamePattern + `)$`)
 
 // verifyConntrackHelpers is pve_fw_verify_conntrack_helper: a comma
 // separated list of the helpers pve-firewall knows.
@@ -72,7 +72,7 @@ func verifyConntrackHelpers(list string) string {
 var ipOrCIDRSyntax = sync.OnceValue(func() *regexp.Regexp {
 	ip := namedRegexp("ip").String()
 	ip = strings.TrimSuffix(strings.TrimPrefix(ip, "^"), "$")
-	return regexp.MustCompile(`^(?:` + ip + `)(?:/\d+)?\n?$`)
+	return regexp.MustCompile(`^(?:` + ip + `)(?:/\d+)?$`)
 })
 
 // verifyIPOrCIDR is pve-firewall src/PVE/Firewall.pm
@@ -83,7 +83,7 @@ func verifyIPOrCIDR(v string) string {
 	if !ipOrCIDRSyntax().MatchString(v) {
 		return "value does not look like a valid IP address or CIDR network\n"
 	}
-	cleaned := cleanCIDR(strings.TrimSuffix(v, "\n"))
+	cleaned := cleanCIDR(v)
 	if _, msg := pvegrammar.NetIPVersion(cleaned); msg != "" {
 		return msg + "\n"
 	}
