@@ -165,7 +165,7 @@ func assertFirewallDigest(current, given string) error {
 }
 
 // copyFirewallRuleData is pve-firewall src/PVE/Firewall.pm copy_rule_data:
-// ” or '-' removes a key.
+// an empty value or '-' removes a key.
 func copyFirewallRuleData(rule map[string]string, c *call) {
 	for _, k := range firewallRuleProperties {
 		v, ok := c.param(k)
