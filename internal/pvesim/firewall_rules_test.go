@@ -205,5 +205,5 @@ func TestFirewallRuleCommentNewline(t *testing.T) {
 	e.call(t, http.MethodPost, base, form("type", "in", "action", "DROP")).wantNull(t)
 	// A line that would start a section is not simulated.
 	e.call(t, http.MethodPost, base, form("type", "in", "action", "ACCEPT", "comment", "x\n[OPTIONS]")).
-		wantStatus(t, http.StatusInternalServerError, "not simulated: a comment line that starts a firewall config section ('[OPTIONS]')")
+		wantStatus(t, http.StatusInternalServerError, "a comment line that starts a firewall config section ('[OPTIONS]') is not supported by the simulator")
 }
