@@ -206,8 +206,10 @@ func getFirewallRule(c *call, l *firewallRuleList) (any, error) {
 	if pos >= len(list) {
 		return nil, errorf("no rule at position %d", pos)
 	}
+	// The position is the parameter as given: a string that JSON::XS
+	// writes as a string.
 	e := list[pos]
-	e["pos"] = pos
+	e["pos"] = c.str("pos")
 	return e, nil
 }
 
