@@ -76,7 +76,6 @@ func (k firewallFileKind) isSectionHeader(line string) bool {
 func firewallFileLines(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimFunc(line, func(r rune) bool { return false })
 		line = trimHorizontalBytes(line)
 		if strings.HasPrefix(line, "#") || fwBlankLine.MatchString(line) {
 			continue
@@ -250,7 +249,7 @@ func (k firewallFileKind) checkContinuations(written string) error {
 		if k.isSectionHeader(trimHorizontalBytes(l)) {
 			// not simulated: a comment with a line that the parser would
 			// take as a section header of the file
-			return errorf("not simulated: a comment line that starts a firewall config section ('%s')", trimHorizontalBytes(l))
+			return errorf("a comment line that starts a firewall config section ('%s') is not supported by the simulator", trimHorizontalBytes(l))
 		}
 	}
 	return nil

@@ -9,8 +9,7 @@ import (
 // Firewall options of the cluster, a node and a guest (pve-firewall
 // src/PVE/API2/Firewall/Cluster.pm, Host.pm and VM.pm get_options and
 // set_options). The values are what the file's option parser reads back;
-// an option it cannot read (a negative synflood rate, an empty helper
-// list) is lost.
+// an option it cannot read (a negative synflood rate) is lost.
 
 // firewallOptionNames are the options each scope's API sets and deletes
 // (pve-firewall src/PVE/Firewall.pm $cluster_option_properties,

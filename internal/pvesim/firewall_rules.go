@@ -165,7 +165,7 @@ func assertFirewallDigest(current, given string) error {
 }
 
 // copyFirewallRuleData is pve-firewall src/PVE/Firewall.pm copy_rule_data:
-// ” or '-' removes a key.
+// an empty value or '-' removes a key.
 func copyFirewallRuleData(rule map[string]string, c *call) {
 	for _, k := range firewallRuleProperties {
 		v, ok := c.param(k)
@@ -206,8 +206,10 @@ func getFirewallRule(c *call, l *firewallRuleList) (any, error) {
 	if pos >= len(list) {
 		return nil, errorf("no rule at position %d", pos)
 	}
+	// The position is the parameter as given: a string that JSON::XS
+	// writes as a string.
 	e := list[pos]
-	e["pos"] = pos
+	e["pos"] = c.str("pos")
 	return e, nil
 }
 

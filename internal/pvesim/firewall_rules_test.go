@@ -50,12 +50,56 @@ func TestFirewallRuleCreateAtTopDisabled(t *testing.T) {
 	}
 	var one map[string]any
 	e.call(t, http.MethodGet, base+"/1", nil).decode(t, &one)
-	if one["comment"] != "first" || one["pos"] != float64(1) || one["digest"] != list[0]["digest"] || one["type"] != "in" {
+	if one["comment"] != "first" || one["pos"] != "1" || one["digest"] != list[0]["digest"] || one["type"] != "in" {
 		t.Fatalf("rule 1 = %v", one)
 	}
 	e.call(t, http.MethodGet, base+"/2", nil).wantStatus(t, http.StatusInternalServerError, "no rule at position 2")
-	// create has no digest check: a stale digest is ignored
-	e.call(t, http.MethodPost, base, form("type", "in", "action", "DROP", "digest", "0000")).wantNull(t)
+	// create has no digest check: a stale digest is ignored, and pos does
+	// not place the rule
+	e.call(t, http.MethodPost, base, form("type", "in", "action", "REJECT", "digest", "0000", "pos", "2")).wantNull(t)
+	if got := fwActions(e.fwRules(t, base)); got != "REJECT DROP:second ACCEPT:first" {
+		t.Fatalf("rules = %s", got)
+	}
+}
+
+// Every load reads the file again: a rule whose alias is gone carries the
+// parser's errors (which the digest leaves out), and a rule whose alias
+// now contradicts its IP version is dropped (verify_rule dies inside
+// parse_fw_rule).
+func TestFirewallRuleReparsedOnLoad(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	setAlias := func(cidr string, version int) {
+		t.Helper()
+		if err := e.sim.Update(func(cl *Cluster) error {
+			fw := cl.firewallConfFor(firewallScope{kind: "cluster"})
+			fw.Aliases = map[string]*FirewallAlias{}
+			if cidr != "" {
+				fw.Aliases["office"] = &FirewallAlias{Name: "office", CIDR: cidr, IPVersion: version}
+			}
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAlias("10.1.0.0/16", 4)
+	base := "/nodes/pve1/qemu/100/firewall/rules"
+	e.call(t, http.MethodPost, base, form("type", "in", "action", "ACCEPT", "source", "10.2.0.1", "dest", "office", "comment", "B")).wantNull(t)
+	e.call(t, http.MethodPost, base, form("type", "in", "action", "ACCEPT", "source", "office", "dest", "10.2.0.1", "comment", "A")).wantNull(t)
+	before := e.fwRules(t, base)
+	setAlias("", 0)
+	after := e.fwRules(t, base)
+	if jsonText(after[0]["errors"]) != `{"source":"no such alias 'office'"}` || after[0]["digest"] != before[0]["digest"] {
+		t.Fatalf("before %v, after %v", before, after)
+	}
+	// The alias's version is set outside verify_rule's eval for the
+	// address (dest of B: the parser drops the rule), inside it for a
+	// literal address (dest of A: an error).
+	setAlias("fd00::/64", 6)
+	list := e.fwRules(t, base)
+	if len(list) != 1 || list[0]["comment"] != "A" || jsonText(list[0]["errors"]) != `{"dest":"detected mixed ipv4/ipv6 addresses in rule"}` {
+		t.Fatalf("rules = %v", list)
+	}
 }
 
 // copy_list_with_digest: SHA-1 over each rule's sorted "key:value" lines,
@@ -205,5 +249,5 @@ func TestFirewallRuleCommentNewline(t *testing.T) {
 	e.call(t, http.MethodPost, base, form("type", "in", "action", "DROP")).wantNull(t)
 	// A line that would start a section is not simulated.
 	e.call(t, http.MethodPost, base, form("type", "in", "action", "ACCEPT", "comment", "x\n[OPTIONS]")).
-		wantStatus(t, http.StatusInternalServerError, "not simulated: a comment line that starts a firewall config section ('[OPTIONS]')")
+		wantStatus(t, http.StatusInternalServerError, "a comment line that starts a firewall config section ('[OPTIONS]') is not supported by the simulator")
 }

@@ -277,7 +277,8 @@ func (v *ruleVerifier) checkReference(field string) error {
 		}
 		name := m[2]
 		if !v.cluster.hasIPSet(name) && !v.fw.hasIPSet(name) {
-			// The simulator has no SDN, whose ipsets PVE looks up too.
+			// not simulated: SDN, whose ipsets ("+sdn/NAME") PVE looks up
+			// too; such a reference fails here as an unknown ipset.
 			v.add(field, "no such ipset '"+name+"'")
 		}
 		return nil

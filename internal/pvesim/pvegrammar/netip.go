@@ -40,8 +40,9 @@ func NetIPVersion(data string) (int, string) {
 }
 
 // netIPNormalize is Net/IP.pm ip_normalize: the first and (for a prefix or
-// range) last address as integers. The "IP + number" form is not read (a
-// firewall address list has no use for it) and fails as an address.
+// range) last address as integers. not simulated: the "IP + number" form
+// ("10.0.0.1 + 5"), which fails here as an address with invalid
+// characters.
 func netIPNormalize(data string) (begin, end *big.Int, version int, msg string) {
 	if m := netIPPrefixForm.FindStringSubmatch(data); m != nil {
 		version, msg = netIPGetVersion(m[1])
