@@ -6,7 +6,7 @@ import (
 )
 
 // A PVE firewall rule list (of the cluster, a node, a guest or a security
-// group) has no rule ids: a rule is addressed by its position, and every
+// group) has no rule ids (W50): a rule is addressed by its position, and every
 // request changes the positions of the rules after it. The API offers four
 // edits (pve-firewall src/PVE/API2/Firewall/Rules.pm):
 //
@@ -67,7 +67,7 @@ type RuleEdit struct {
 	Desired int
 }
 
-// ApplyRuleEdit returns list after PVE carried out e; written is the rule a
+// ApplyRuleEdit returns list after PVE carried out e (W50); written is the rule a
 // RuleCreate or RuleUpdate writes. It predicts the list, and so its digest
 // (FirewallListDigest), between the requests of a plan. list itself is not
 // changed. A request PVE would refuse ("no rule at position N", a position
@@ -117,8 +117,8 @@ func moveRule[T any](list []T, pos, moveTo int) []T {
 }
 
 // PlanRuleEdits returns requests that turn current into desired, executed in
-// order. Rules are compared by key: equal keys are identical rules, and keys
-// may repeat (the same rule twice).
+// order (W50). Rules are compared by key: equal keys are identical rules,
+// and keys may repeat (the same rule twice).
 //
 // The plan keeps as many rules in place as it can and spends one request per
 // other change: a rule that only changes place is one move, a changed rule

@@ -63,7 +63,7 @@ func (k FirewallNameKind) describe() (what string, maxLength int) {
 }
 
 // ValidateFirewallName checks the name of an alias, an IP set or a security
-// group against PVE's pattern and length limits (the options ipset-name,
+// group against PVE's pattern and length limits (W52) (the options ipset-name,
 // pve-fw-alias and pve-security-group-name in pve-firewall
 // src/PVE/Firewall.pm). PVE keys all three case-insensitively (it lowercases
 // them when it reads its files).
@@ -78,7 +78,7 @@ func ValidateFirewallName(kind FirewallNameKind, name string) error {
 	return nil
 }
 
-// ValidateFirewallAddress checks a rule's source or dest the way PVE's
+// ValidateFirewallAddress checks a rule's source or dest (W53) the way PVE's
 // parse_address_list does (pve-firewall src/PVE/Firewall.pm, the format
 // pve-fw-addr-spec) and returns its IP version, or 0 when only the cluster's
 // state knows it (an IP set or alias reference).
@@ -215,7 +215,7 @@ const maxFirewallPortNumbers = 15
 // so only the shape is checked here and PVE refuses a name it lacks.
 var servicePattern = lazyPattern(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
-// ValidateFirewallPorts checks a dport or sport spec the way PVE's
+// ValidateFirewallPorts checks a dport or sport spec (W54) the way PVE's
 // parse_port_name_number_or_range does (pve-firewall src/PVE/Firewall.pm,
 // the formats pve-fw-dport-spec and pve-fw-sport-spec): a comma separated
 // list of port numbers (0 to 65535), ranges "first:last" and service names,

@@ -18,7 +18,7 @@ import (
 const perlASCIISpace = " \t\n\v\f\r"
 
 // FirewallComment returns the comment PVE reads back for a rule written
-// with comment s, "" when it keeps none:
+// with comment s, "" when it keeps none (W56):
 //
 //   - "" and "-" delete the comment (copy_rule_data in pve-firewall
 //     src/PVE/Firewall.pm treats both as "unset");
@@ -36,7 +36,7 @@ func FirewallComment(s string) string {
 	return strings.Trim(s, perlASCIISpace)
 }
 
-// NormalizeAliasCIDR checks an alias's address (PVE's IPorCIDR format,
+// NormalizeAliasCIDR (W57) checks an alias's address (PVE's IPorCIDR format,
 // pve_verify_ip_or_cidr in pve-firewall src/PVE/Firewall.pm) and returns the
 // form the alias reads back with, and its IP version. PVE keeps the text as
 // given except that parse_ip_or_cidr, applied when the file is read, drops
@@ -56,7 +56,7 @@ func NormalizeAliasCIDR(s string) (string, int, error) {
 	return stripFullPrefix(s, version), version, nil
 }
 
-// NormalizeIPSetCIDR checks an IP set entry (PVE's IPorCIDRorAlias format)
+// NormalizeIPSetCIDR (W57) checks an IP set entry (PVE's IPorCIDRorAlias format)
 // and returns the form PVE stores, as IPSet.pm's create_ip computes it
 // (pve-firewall src/PVE/API2/Firewall/IPSet.pm): an alias reference (name,
 // dc/name or guest/name) is kept as given; an address or network goes
