@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The grammar of PVE's firewall values: names of aliases, IP sets and
@@ -69,8 +70,8 @@ func (k FirewallNameKind) describe() (what string, maxLength int) {
 // them when it reads its files).
 func ValidateFirewallName(kind FirewallNameKind, name string) error {
 	what, maxLength := kind.describe()
-	if len(name) > maxLength {
-		return fmt.Errorf("%s %q is %d characters long, at most %d are allowed", what, name, len(name), maxLength)
+	if length := utf8.RuneCountInString(name); length > maxLength {
+		return fmt.Errorf("%s %q is %d characters long, at most %d are allowed", what, name, length, maxLength)
 	}
 	if !firewallNamePattern().MatchString(name) {
 		return fmt.Errorf("%s %q must be at least 2 characters: a letter, then letters, digits, '-' or '_'", what, name)
@@ -90,7 +91,8 @@ func ValidateFirewallName(kind FirewallNameKind, name string) error {
 // a range must stand alone. PVE reads addresses with Net::IP, which also
 // takes abbreviated IPv4 ("10.1", "10/8"), octets with leading zeros and
 // "address+count" forms; those are refused here, where the intent is
-// unclear, as are IPv6 zones.
+// unclear, as are IPv6 zones. This is a deliberate narrowing, not PVE's
+// behaviour: PVE stores such forms as written.
 func ValidateFirewallAddress(spec string) (ipVersion int, err error) {
 	if spec == "" {
 		return 0, errors.New("the address is empty")
@@ -213,6 +215,9 @@ const maxFirewallPortNumbers = 15
 // servicePattern is what a service name from /etc/services can look like.
 // PVE looks the name up there (get_etc_services); that file is the node's,
 // so only the shape is checked here and PVE refuses a name it lacks.
+// inferred: the shape is ours (letters, digits, '.', '_', '+', '-', with at
+// least one letter, as the names in Debian's /etc/services are); PVE itself
+// has no pattern, only the lookup.
 var servicePattern = lazyPattern(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
 // ValidateFirewallPorts checks a dport or sport spec (W54) the way PVE's

@@ -29,6 +29,11 @@ const perlASCIISpace = " \t\n\v\f\r"
 //
 // A comment with a line break is refused by FirewallRuleProblems; PVE would
 // write it across lines of its file.
+//
+// inferred: which white space counts follows Perl's matching rules rather
+// than a PVE test: the writer's blank test sees the decoded comment (any
+// Unicode white space, as unicode.IsSpace), the parser trims the bytes of
+// the file line (ASCII white space only).
 func FirewallComment(s string) string {
 	if s == "" || s == "-" || s == "0" || strings.TrimFunc(s, unicode.IsSpace) == "" {
 		return ""
@@ -152,7 +157,9 @@ func netIPString(addr netip.Addr) string {
 	return netIPCompress(addr.As16())
 }
 
-// netIPCompress is Net::IP's ip_compress_address on a full IPv6 address:
+// netIPCompress is Net::IP's ip_compress_address (the CPAN module Net-IP,
+// IP.pm, which clean_cidr calls; the rule is read from its code, not from a
+// PVE capture) on a full IPv6 address:
 // groups without leading zeros, and the longest run of at least two zero
 // groups replaced by "::". Net::IP measures a run by the text it matches,
 // colons on both sides included, so a run inside the address beats one of
