@@ -129,7 +129,7 @@ func moveRule[T any](list []T, pos, moveTo int) []T {
 // wins; every candidate is correct by construction (see ApplyRuleEdit).
 // One candidate rewrites position by position, so no plan is worse than
 // that. The plan is not always the fewest possible: against an exhaustive
-// search over short lists with repeated rules, about one change in a
+// search over short lists with repeated rules, fewer than one change in a
 // hundred takes one request more.
 func PlanRuleEdits(current, desired []string) []RuleEdit {
 	candidates := [][]int{
@@ -155,6 +155,26 @@ func PlanRuleEdits(current, desired []string) []RuleEdit {
 	return best
 }
 
+// rotateLeft moves every element of s one place to the front, the first to
+// the end.
+func rotateLeft(s []int) {
+	if len(s) > 1 {
+		first := s[0]
+		copy(s, s[1:])
+		s[len(s)-1] = first
+	}
+}
+
+// rotateRight moves every element of s one place to the back, the last to
+// the front.
+func rotateRight(s []int) {
+	if len(s) > 1 {
+		last := s[len(s)-1]
+		copy(s[1:], s)
+		s[0] = last
+	}
+}
+
 // maxPolishedRules bounds the lists polishSources works on: its search
 // grows with the cube of the length, and long lists rarely change much at
 // once.
@@ -163,8 +183,9 @@ const maxPolishedRules = 64
 // polishSources improves a choice of sources by local search: exchanging
 // the sources of two desired rules, or giving a desired rule a current rule
 // the plan deletes, whenever that shortens the plan. The candidates above
-// each get some cases wrong that a single exchange fixes (a rule kept in
-// place that would better be updated, with its twin moved instead).
+// each get some cases wrong that a single exchange or a shift by one place
+// fixes (a rule kept in place that would better be updated, with its twin
+// moved instead).
 func polishSources(current, desired []string, sources []int, plan []RuleEdit) []RuleEdit {
 	sources = slices.Clone(sources)
 	try := func() bool {
@@ -188,6 +209,24 @@ func polishSources(current, desired []string, sources []int, plan []RuleEdit) []
 					continue
 				}
 				sources[j1], sources[j2] = sources[j2], sources[j1]
+				// Rotating the sources of j1..j2 by one either way shifts a
+				// run of rules by one place, which no single exchange does.
+				segment := sources[j1 : j2+1]
+				if len(segment) < 3 {
+					continue
+				}
+				rotateLeft(segment)
+				if try() {
+					improved = true
+					continue
+				}
+				rotateRight(segment)
+				rotateRight(segment)
+				if try() {
+					improved = true
+					continue
+				}
+				rotateLeft(segment)
 			}
 		}
 		used := make([]bool, len(current))

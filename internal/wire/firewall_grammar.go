@@ -100,7 +100,7 @@ func ValidateFirewallAddress(spec string) (ipVersion int, err error) {
 	if strings.HasPrefix(spec, "+") {
 		// parse_address_list counts the '+' and any scope in the length.
 		if len(spec) > maxFirewallIPSetNameLength+1 {
-			return 0, fmt.Errorf("IP set reference %q is too long: at most %d characters after the '+'", spec, maxFirewallIPSetNameLength)
+			return 0, fmt.Errorf("IP set reference %q is too long: at most %d characters after the '+', any scope included", spec, maxFirewallIPSetNameLength)
 		}
 		if !firewallIPSetRefPattern().MatchString(spec) {
 			return 0, fmt.Errorf("invalid IP set reference %q: write +NAME, +dc/NAME, +guest/NAME or +sdn/NAME, "+
