@@ -7,7 +7,7 @@ import (
 )
 
 // FirewallListDigest is the digest PVE hands out with a firewall list (rules,
-// aliases, ipset entries) and checks a delete or update against: SHA-1, in
+// aliases, ipset entries) and checks a delete or update against (W51): SHA-1, in
 // hex, over every entry in order, each entry's keys sorted, each key and
 // value written as "key:value\n" (pve-firewall src/PVE/Firewall.pm
 // copy_list_with_digest; values are hashed as UTF-8). Give each entry as PVE

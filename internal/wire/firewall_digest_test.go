@@ -13,7 +13,7 @@ import "testing"
 // printf 'action:ACCEPT\nenable:1\ntype:in\ncomment:caf\xc3\xa9\ntype:out\n' | sha1sum
 // prints 350f956350feadf520e306b6abd7cbf5e2d6f8a2. An empty list hashes
 // nothing: the SHA-1 of the empty string.
-func TestFirewallListDigest(t *testing.T) {
+func TestFirewallListDigestW51(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The grammar of PVE's firewall values: names of aliases, IP sets and
@@ -63,14 +64,14 @@ func (k FirewallNameKind) describe() (what string, maxLength int) {
 }
 
 // ValidateFirewallName checks the name of an alias, an IP set or a security
-// group against PVE's pattern and length limits (the options ipset-name,
+// group against PVE's pattern and length limits (W52) (the options ipset-name,
 // pve-fw-alias and pve-security-group-name in pve-firewall
 // src/PVE/Firewall.pm). PVE keys all three case-insensitively (it lowercases
 // them when it reads its files).
 func ValidateFirewallName(kind FirewallNameKind, name string) error {
 	what, maxLength := kind.describe()
-	if len(name) > maxLength {
-		return fmt.Errorf("%s %q is %d characters long, at most %d are allowed", what, name, len(name), maxLength)
+	if length := utf8.RuneCountInString(name); length > maxLength {
+		return fmt.Errorf("%s %q is %d characters long, at most %d are allowed", what, name, length, maxLength)
 	}
 	if !firewallNamePattern().MatchString(name) {
 		return fmt.Errorf("%s %q must be at least 2 characters: a letter, then letters, digits, '-' or '_'", what, name)
@@ -78,7 +79,7 @@ func ValidateFirewallName(kind FirewallNameKind, name string) error {
 	return nil
 }
 
-// ValidateFirewallAddress checks a rule's source or dest the way PVE's
+// ValidateFirewallAddress checks a rule's source or dest (W53) the way PVE's
 // parse_address_list does (pve-firewall src/PVE/Firewall.pm, the format
 // pve-fw-addr-spec) and returns its IP version, or 0 when only the cluster's
 // state knows it (an IP set or alias reference).
@@ -90,7 +91,8 @@ func ValidateFirewallName(kind FirewallNameKind, name string) error {
 // a range must stand alone. PVE reads addresses with Net::IP, which also
 // takes abbreviated IPv4 ("10.1", "10/8"), octets with leading zeros and
 // "address+count" forms; those are refused here, where the intent is
-// unclear, as are IPv6 zones.
+// unclear, as are IPv6 zones. This is a deliberate narrowing, not PVE's
+// behaviour: PVE stores such forms as written.
 func ValidateFirewallAddress(spec string) (ipVersion int, err error) {
 	if spec == "" {
 		return 0, errors.New("the address is empty")
@@ -98,7 +100,7 @@ func ValidateFirewallAddress(spec string) (ipVersion int, err error) {
 	if strings.HasPrefix(spec, "+") {
 		// parse_address_list counts the '+' and any scope in the length.
 		if len(spec) > maxFirewallIPSetNameLength+1 {
-			return 0, fmt.Errorf("IP set reference %q is too long: at most %d characters after the '+'", spec, maxFirewallIPSetNameLength)
+			return 0, fmt.Errorf("IP set reference %q is too long: at most %d characters after the '+', any scope included", spec, maxFirewallIPSetNameLength)
 		}
 		if !firewallIPSetRefPattern().MatchString(spec) {
 			return 0, fmt.Errorf("invalid IP set reference %q: write +NAME, +dc/NAME, +guest/NAME or +sdn/NAME, "+
@@ -213,9 +215,12 @@ const maxFirewallPortNumbers = 15
 // servicePattern is what a service name from /etc/services can look like.
 // PVE looks the name up there (get_etc_services); that file is the node's,
 // so only the shape is checked here and PVE refuses a name it lacks.
+// inferred: the shape is ours (letters, digits, '.', '_', '+', '-', with at
+// least one letter, as the names in Debian's /etc/services are); PVE itself
+// has no pattern, only the lookup.
 var servicePattern = lazyPattern(`^[A-Za-z0-9][A-Za-z0-9._+-]*$`)
 
-// ValidateFirewallPorts checks a dport or sport spec the way PVE's
+// ValidateFirewallPorts checks a dport or sport spec (W54) the way PVE's
 // parse_port_name_number_or_range does (pve-firewall src/PVE/Firewall.pm,
 // the formats pve-fw-dport-spec and pve-fw-sport-spec): a comma separated
 // list of port numbers (0 to 65535), ranges "first:last" and service names,

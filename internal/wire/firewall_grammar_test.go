@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestValidateFirewallName(t *testing.T) {
+func TestValidateFirewallNameW52(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		kind FirewallNameKind
@@ -43,7 +43,7 @@ func TestValidateFirewallName(t *testing.T) {
 	}
 }
 
-func TestValidateFirewallAddress(t *testing.T) {
+func TestValidateFirewallAddressW53(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		spec    string
@@ -113,7 +113,7 @@ func TestValidateFirewallAddress(t *testing.T) {
 	}
 }
 
-func TestValidateFirewallPorts(t *testing.T) {
+func TestValidateFirewallPortsW54(t *testing.T) {
 	t.Parallel()
 	fifteen := "1:2,3:4,5:6,7:8,9:10,11:12,13:14,15"
 	tests := []struct {
@@ -166,7 +166,7 @@ func TestValidateFirewallPorts(t *testing.T) {
 	}
 }
 
-func TestFirewallProtocolsAndICMPTypes(t *testing.T) {
+func TestFirewallProtocolsAndICMPTypesW55(t *testing.T) {
 	t.Parallel()
 	for _, proto := range []string{"tcp", "6", "udp", "17", "udplite", "136", "dccp", "33", "sctp", "132"} {
 		if !FirewallProtocolHasPorts(proto) {
@@ -212,7 +212,7 @@ func TestFirewallProtocolsAndICMPTypes(t *testing.T) {
 // FuzzValidateFirewallAddress checks that an accepted list of addresses
 // reads back entry by entry with one IP version, and that references carry
 // no version.
-func FuzzValidateFirewallAddress(f *testing.F) {
+func FuzzValidateFirewallAddressW53(f *testing.F) {
 	for _, s := range []string{"10.0.0.1", "10.0.0.0/24,10.1.0.1", "+dc/set", "guest/alias", "10.0.0.1-10.0.0.9",
 		"2001:db8::/32", "10.0.0.1,,", "::ffff:1.2.3.4", "10.0.0.5/24", "a-b", "+", "1.2.3.4/99999999999999999999"} {
 		f.Add(s)
@@ -248,7 +248,7 @@ func FuzzValidateFirewallAddress(f *testing.F) {
 
 // FuzzValidateFirewallPorts checks that an accepted port list holds only
 // numbers in range, names, and at most 15 numbers.
-func FuzzValidateFirewallPorts(f *testing.F) {
+func FuzzValidateFirewallPortsW54(f *testing.F) {
 	for _, s := range []string{"22", "80:70", "ssh,http", "1:2,3:4", "echo-request", ",", "65536", "a:b"} {
 		f.Add(s, false)
 		f.Add(s, true)

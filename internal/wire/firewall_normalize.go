@@ -18,7 +18,7 @@ import (
 const perlASCIISpace = " \t\n\v\f\r"
 
 // FirewallComment returns the comment PVE reads back for a rule written
-// with comment s, "" when it keeps none:
+// with comment s, "" when it keeps none (W56):
 //
 //   - "" and "-" delete the comment (copy_rule_data in pve-firewall
 //     src/PVE/Firewall.pm treats both as "unset");
@@ -29,6 +29,11 @@ const perlASCIISpace = " \t\n\v\f\r"
 //
 // A comment with a line break is refused by FirewallRuleProblems; PVE would
 // write it across lines of its file.
+//
+// inferred: which white space counts follows Perl's matching rules rather
+// than a PVE test: the writer's blank test sees the decoded comment (any
+// Unicode white space, as unicode.IsSpace), the parser trims the bytes of
+// the file line (ASCII white space only).
 func FirewallComment(s string) string {
 	if s == "" || s == "-" || s == "0" || strings.TrimFunc(s, unicode.IsSpace) == "" {
 		return ""
@@ -36,7 +41,7 @@ func FirewallComment(s string) string {
 	return strings.Trim(s, perlASCIISpace)
 }
 
-// NormalizeAliasCIDR checks an alias's address (PVE's IPorCIDR format,
+// NormalizeAliasCIDR (W57) checks an alias's address (PVE's IPorCIDR format,
 // pve_verify_ip_or_cidr in pve-firewall src/PVE/Firewall.pm) and returns the
 // form the alias reads back with, and its IP version. PVE keeps the text as
 // given except that parse_ip_or_cidr, applied when the file is read, drops
@@ -56,7 +61,7 @@ func NormalizeAliasCIDR(s string) (string, int, error) {
 	return stripFullPrefix(s, version), version, nil
 }
 
-// NormalizeIPSetCIDR checks an IP set entry (PVE's IPorCIDRorAlias format)
+// NormalizeIPSetCIDR (W57) checks an IP set entry (PVE's IPorCIDRorAlias format)
 // and returns the form PVE stores, as IPSet.pm's create_ip computes it
 // (pve-firewall src/PVE/API2/Firewall/IPSet.pm): an alias reference (name,
 // dc/name or guest/name) is kept as given; an address or network goes
@@ -152,7 +157,9 @@ func netIPString(addr netip.Addr) string {
 	return netIPCompress(addr.As16())
 }
 
-// netIPCompress is Net::IP's ip_compress_address on a full IPv6 address:
+// netIPCompress is Net::IP's ip_compress_address (the CPAN module Net-IP,
+// IP.pm, which clean_cidr calls; the rule is read from its code, not from a
+// PVE capture) on a full IPv6 address:
 // groups without leading zeros, and the longest run of at least two zero
 // groups replaced by "::". Net::IP measures a run by the text it matches,
 // colons on both sides included, so a run inside the address beats one of

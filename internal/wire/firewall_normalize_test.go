@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestFirewallComment(t *testing.T) {
+func TestFirewallCommentW56(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", ""},
@@ -31,7 +31,7 @@ func TestFirewallComment(t *testing.T) {
 	}
 }
 
-func TestNormalizeIPSetCIDR(t *testing.T) {
+func TestFirewallIPSetCIDRW57(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in, want string
@@ -75,7 +75,7 @@ func TestNormalizeIPSetCIDR(t *testing.T) {
 	}
 }
 
-func TestNormalizeAliasCIDR(t *testing.T) {
+func TestFirewallAliasCIDRW57(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		in, want string
@@ -108,7 +108,7 @@ func TestNormalizeAliasCIDR(t *testing.T) {
 // Net::IP's compression picks the longest run of zero groups measured with
 // its colons, so a run inside the address beats an equal one at an end,
 // where RFC 5952 (and Go's netip) would take the first.
-func TestFirewallNetIPCompress(t *testing.T) {
+func TestFirewallNetIPCompressW57(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"::", "::"},
@@ -134,7 +134,7 @@ func TestFirewallNetIPCompress(t *testing.T) {
 // FuzzNormalizeIPSetCIDR checks that PVE's stored form of an entry is stored
 // unchanged when sent again (so a configuration holding it plans no change)
 // and that a compressed address reads back as the same address.
-func FuzzNormalizeIPSetCIDR(f *testing.F) {
+func FuzzFirewallIPSetCIDRW57(f *testing.F) {
 	for _, s := range []string{"10.0.0.5/24", "2001:DB8:0:0:1::5/64", "::ffff:10.0.0.1/120", "dc/x1", "0.0.0.0/0",
 		"10.0.0.1/32", "::/128", "1:0:0:1:0:0:0:1/128"} {
 		f.Add(s)

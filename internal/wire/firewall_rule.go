@@ -61,7 +61,7 @@ type FieldProblem struct {
 	Message string
 }
 
-// FirewallRuleProblems returns what PVE would refuse in rule r for env, as
+// FirewallRuleProblems returns what PVE would refuse in rule r for env (W55), as
 // far as that can be known without the cluster's state (pve-firewall
 // src/PVE/Firewall.pm verify_rule and the parameter formats of
 // $rule_properties), plus what PVE would accept but not keep. PVE reports
@@ -108,7 +108,7 @@ func FirewallRuleProblems(r FirewallRuleFields, env FirewallRuleEnv) []FieldProb
 		} else if err := ValidateFirewallName(FirewallGroupName, r.Action); err != nil {
 			add("action", "%s", err)
 		}
-		// The rule file's writer ($format_rules in pve-firewall
+		// W56: the rule file's writer ($format_rules in pve-firewall
 		// src/PVE/Firewall.pm) keeps only type, action, iface, enable and
 		// comment of a group rule, and writes a macro as part of the action,
 		// which the parser then reads back as an invalid group name. PVE
@@ -148,6 +148,7 @@ func FirewallRuleProblems(r FirewallRuleFields, env FirewallRuleEnv) []FieldProb
 		add("log", "unknown log level %q: use one of emerg, alert, crit, err, warning, notice, info, debug, nolog", r.Log)
 	}
 
+	// W56: the file holds one rule per line.
 	if strings.ContainsAny(r.Comment, "\r\n") {
 		add("comment", "a rule's comment must be one line: PVE stores each rule as one line of its firewall file, and a line break would corrupt the file")
 	}
@@ -261,7 +262,8 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-// SameFirewallMacro reports whether two macro names name the same macro.
+// SameFirewallMacro reports whether two macro names name the same macro
+// (W56).
 // PVE matches a rule's macro case-insensitively and stores its own spelling
 // ("ssh" becomes "SSH"): verify_rule looks the name up in
 // $pve_fw_preferred_macro_names by lc and replaces it. Macro names are

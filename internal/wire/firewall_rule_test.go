@@ -15,7 +15,7 @@ func problemFields(problems []FieldProblem) []string {
 	return fields
 }
 
-func TestFirewallRuleProblems(t *testing.T) {
+func TestFirewallRuleProblemsW55(t *testing.T) {
 	t.Parallel()
 	ssh := FirewallRuleFields{Type: "in", Action: "ACCEPT", Proto: "tcp", Dport: "22", Source: "10.0.0.0/24",
 		Log: "info", Comment: "ssh from the office"}
@@ -101,7 +101,7 @@ func TestFirewallRuleProblems(t *testing.T) {
 
 // The texts name what to change, in words a user reads: no rule ids, and
 // the reasons PVE gives.
-func TestFirewallRuleProblemTexts(t *testing.T) {
+func TestFirewallRuleProblemTextsW56(t *testing.T) {
 	t.Parallel()
 	ruleID := regexp.MustCompile(`\bW[0-9]+\b`)
 	cases := []struct {
@@ -132,7 +132,7 @@ func TestFirewallRuleProblemTexts(t *testing.T) {
 	}
 }
 
-func TestSameFirewallMacro(t *testing.T) {
+func TestSameFirewallMacroW56(t *testing.T) {
 	t.Parallel()
 	if !SameFirewallMacro("ssh", "SSH") || !SameFirewallMacro("HTTPS", "https") || !SameFirewallMacro("Ping", "Ping") {
 		t.Error("macros differing in case are the same macro")
