@@ -23,7 +23,7 @@ func TestParseFirewallReference(t *testing.T) {
 			t.Errorf("ParseFirewallReference(%q) = %q %q %q, want %q %q %q", tc.spec, kind, name, scope, tc.kind, tc.name, tc.scope)
 		}
 		if IsFirewallReference(tc.spec) != (tc.kind != "") {
-			t.Errorf("IsFirewallReference(%q) = %v", tc.spec, !(tc.kind != ""))
+			t.Errorf("IsFirewallReference(%q) = %v", tc.spec, tc.kind == "")
 		}
 	}
 }
