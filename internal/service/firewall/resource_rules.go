@@ -180,16 +180,7 @@ func (r *rulesResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	where := ruleListOf(plan)
-	list, found, err := where.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", where.scope.missingGuestDetail())
-		return
-	}
-	desired, ok := r.desired(ctx, plan, &resp.Diagnostics)
+	list, desired, ok := r.prepareWrite(ctx, where, plan, &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -225,6 +216,22 @@ func (r *rulesResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, plan)...)
 	}
+}
+
+// prepareWrite finds the list to write and the planned rules as PVE's
+// parameters; a guest that does not exist is an error.
+func (r *rulesResource) prepareWrite(ctx context.Context, where ruleList, plan rulesModel, diags *diag.Diagnostics) (pveapi.FirewallRuleList, []map[string]string, bool) {
+	list, found, err := where.resolve(ctx, r.client)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Find The Firewall", err)
+		return list, nil, false
+	}
+	if !found {
+		diags.AddAttributeError(path.Root("vmid"), "Guest Not Found", where.scope.missingGuestDetail())
+		return list, nil, false
+	}
+	desired, ok := r.desired(ctx, plan, diags)
+	return list, desired, ok
 }
 
 // desired is the planned rules as PVE's parameters.
@@ -299,16 +306,7 @@ func (r *rulesResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	where := ruleListOf(plan)
-	list, found, err := where.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", where.scope.missingGuestDetail())
-		return
-	}
-	desired, ok := r.desired(ctx, plan, &resp.Diagnostics)
+	list, desired, ok := r.prepareWrite(ctx, where, plan, &resp.Diagnostics)
 	if !ok {
 		return
 	}

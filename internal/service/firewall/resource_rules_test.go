@@ -70,7 +70,8 @@ func expectLiveRules(tg *acctest.Target, list pveapi.FirewallRuleList, want ...s
 func inPort(port int) string { return fmt.Sprintf("in ACCEPT %d enable=1", port) }
 
 // Every edit of the list is the fewest requests PVE offers, by position
-// and guarded by the list's digest; the plan is empty after each step.
+// (W50) and guarded by the list's digest (W51); the plan is empty after
+// each step.
 func TestAccFirewallRules_clusterEditsInPlace(t *testing.T) {
 	if acctest.IsLive() {
 		t.Skip("changes the cluster's firewall rules, which a live cluster's operators own")
@@ -217,7 +218,7 @@ func TestAccFirewallRules_existingRulesAreNotTakenOver(t *testing.T) {
 }
 
 // Rules PVE would refuse, or would store differently, are refused at plan
-// time with the attribute named.
+// time with the attribute named (W53, W54, W55).
 func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
