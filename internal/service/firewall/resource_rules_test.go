@@ -243,3 +243,53 @@ func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
 		}}})
 	}
 }
+
+// A missing privilege is named with its path: a guest's rules need
+// VM.Config.Network on the guest, a security group's Sys.Modify on /.
+func TestAccFirewallRules_privilegesNamed(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("restricts the token's privileges, which only the simulator can do")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	addGuest(t, tg, 100)
+	tg.Sim.SetPrivileges("root@pam!acctest", "Sys.Audit", "VM.Audit")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      rulesConfig(tg, "  vmid = 100", webRule(22)),
+				ExpectError: regexp.MustCompile(`(?s)VM\.Config\.Network on\s+/vms/100`),
+			},
+			{
+				Config:      rulesConfig(tg, "", webRule(22)),
+				ExpectError: regexp.MustCompile(`(?s)Sys\.Modify on\s+/[^n]`),
+			},
+		},
+	})
+}
+
+// PVE's own spelling of what the configuration wrote plans no change: a
+// macro in another case, a comment with blanks around it (W55).
+func TestAccFirewallRules_pveSpellingPlansNoChange(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("changes the cluster's firewall rules, which a live cluster's operators own")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	config := rulesConfig(tg, "", `{ type = "in", action = "ACCEPT", macro = "ssh", comment = "  admins  " }`)
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectLiveRules(tg, clusterRules, "in ACCEPT SSH enable=1"),
+					statecheck.ExpectKnownValue(rulesAddr, tfjsonpath.New("rules").AtSliceIndex(0).AtMapKey("comment"), knownvalue.StringExact("  admins  ")),
+				},
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
