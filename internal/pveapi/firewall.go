@@ -2,6 +2,7 @@ package pveapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -415,6 +416,8 @@ func scalarString(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
 		return t, true
+	case json.Number:
+		return t.String(), true
 	case float64:
 		return strconv.FormatFloat(t, 'f', -1, 64), true
 	case bool:

@@ -171,6 +171,20 @@ type optionsModel struct {
 
 func (m optionsModel) scope() scopeRef { return scopeFromModel(m.Node, m.VMID) }
 
+// kind is the kind of firewall the model configures, known from which of
+// node and vmid are set even while their values are unknown (a vmid taken
+// from a guest that is yet to be created).
+func (m optionsModel) kind() scopeKind {
+	switch {
+	case !m.VMID.IsNull():
+		return guestScope
+	case !m.Node.IsNull():
+		return nodeScope
+	default:
+		return clusterScope
+	}
+}
+
 // value is the option's value, null when it is not there.
 func (m optionsModel) value(spec optionSpec) attr.Value {
 	if v, ok := m.Values[spec.attr]; ok && v != nil {
@@ -237,7 +251,7 @@ func specsFor(kind scopeKind) []optionSpec {
 // (import).
 func (m *optionsModel) fromAPI(options map[string]string, adopt bool) {
 	values := make(map[string]attr.Value, len(optionSpecs))
-	kind := m.scope().kind()
+	kind := m.kind()
 	for _, spec := range optionSpecs {
 		values[spec.attr] = nullValue(spec.kind)
 		if !spec.scopes.has(kind) || (!adopt && !m.declared(spec)) {
@@ -266,7 +280,7 @@ func (w optionWrite) empty() bool { return len(w.Set) == 0 && len(w.Delete) == 0
 // to them again. Create passes an empty from.
 func toWrite(from, to optionsModel) optionWrite {
 	w := optionWrite{Set: map[string]string{}}
-	for _, spec := range specsFor(to.scope().kind()) {
+	for _, spec := range specsFor(to.kind()) {
 		want, wantSet := renderOption(spec, to.value(spec))
 		have, haveSet := renderOption(spec, from.value(spec))
 		switch {
@@ -284,7 +298,7 @@ func toWrite(from, to optionsModel) optionWrite {
 // destroy deletes.
 func (m optionsModel) managedKeys() []string {
 	var keys []string
-	for _, spec := range specsFor(m.scope().kind()) {
+	for _, spec := range specsFor(m.kind()) {
 		if m.declared(spec) {
 			keys = append(keys, spec.key)
 		}
@@ -295,7 +309,7 @@ func (m optionsModel) managedKeys() []string {
 
 // outOfScope lists the declared options the model's firewall lacks.
 func (m optionsModel) outOfScope() []optionSpec {
-	kind := m.scope().kind()
+	kind := m.kind()
 	var out []optionSpec
 	for _, spec := range optionSpecs {
 		if !spec.scopes.has(kind) && m.declared(spec) {

@@ -162,7 +162,7 @@ func TestOptionsRateLimitForms(t *testing.T) {
 		{"enable=1,rate=10/minute,burst=20", "enable=1,rate=10/minute,burst=20"},
 		// enable is the default key; PVE's own printer writes it bare.
 		{"0,burst=5,rate=1/second", "enable=0,rate=1/second,burst=5"},
-		{"rate=3/hour", "rate=3/hour"},
+		{"burst=3,enable=0", "enable=0,burst=3"},
 	} {
 		v := parseOption(spec, tc.pve)
 		got, ok := renderOption(spec, v)
@@ -236,6 +236,13 @@ func TestOptionsOutOfScope(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"policy_forward", "nftables"}, got); diff != "" {
 		t.Errorf("out of scope (-want +got):\n%s", diff)
+	}
+	// A vmid taken from a guest not made yet is unknown, and still a guest's
+	// firewall.
+	pending := model(scopeRef{}, map[string]attr.Value{"mac_filter": types.BoolValue(true), "ebtables": types.BoolValue(true)})
+	pending.VMID = types.Int64Unknown()
+	if out := pending.outOfScope(); len(out) != 1 || out[0].attr != "ebtables" {
+		t.Errorf("out of scope with an unknown vmid: %+v", out)
 	}
 	if got := optionSpecByAttr("policy_in").scopes.describe(); got != "the cluster's and guests' firewalls" {
 		t.Errorf("policy_in's firewalls: %q", got)

@@ -106,8 +106,8 @@ func optionAttribute(spec optionSpec) schema.Attribute {
 	case rateLimitOption:
 		return schema.SingleNestedAttribute{MarkdownDescription: descr, Optional: true,
 			Attributes: map[string]schema.Attribute{
-				"enabled": schema.BoolAttribute{Optional: true,
-					MarkdownDescription: "Whether log lines are rate limited (PVE key `enable`). Unset: PVE's default, on."},
+				"enabled": schema.BoolAttribute{Required: true,
+					MarkdownDescription: "Whether log lines are rate limited (PVE key `enable`, which PVE requires whenever the option is set)."},
 				"rate": schema.StringAttribute{Optional: true,
 					MarkdownDescription: "How fast the burst allowance refills: `N/second`, `N/minute`, `N/hour` or `N/day` (PVE key `rate`). Unset: PVE's default, `1/second`.",
 					Validators: []validator.String{stringvalidator.RegexMatches(regexp.MustCompile(`^[1-9][0-9]*/(second|minute|hour|day)$`),
@@ -139,19 +139,24 @@ func (r *optionsResource) ValidateConfig(ctx context.Context, req resource.Valid
 		resp.Diagnostics.AddAttributeError(at, "Conflicting Firewall Scope", detail)
 		return
 	}
-	scope := config.scope()
 	for _, spec := range config.outOfScope() {
 		resp.Diagnostics.AddAttributeError(path.Root(spec.attr), "Option Not Available For This Firewall",
 			fmt.Sprintf("%s (PVE option %s) is an option of %s only; this resource configures %s%s. "+
 				"Remove %s, or configure it in a pve_firewall_options resource for that firewall.",
-				spec.attr, spec.key, spec.scopes.describe(), scope.describe(), scopeHint(scope.kind()), spec.attr))
+				spec.attr, spec.key, spec.scopes.describe(), describeKind(config), scopeHint(config.kind()), spec.attr))
 	}
-	if rl, ok := config.value(optionSpecByAttr("log_ratelimit")).(types.Object); ok && !rl.IsNull() && !rl.IsUnknown() {
-		if _, set := renderRateLimit(rl); !set && allKnown(rl) {
-			resp.Diagnostics.AddAttributeError(path.Root("log_ratelimit"), "Empty Log Rate Limit",
-				"log_ratelimit needs at least one of enabled, rate and burst; remove log_ratelimit to keep PVE's default.")
-		}
+}
+
+// describeKind names the configured firewall; a vmid or node still unknown
+// is named by its kind.
+func describeKind(m optionsModel) string {
+	switch {
+	case m.kind() == guestScope && m.VMID.IsUnknown():
+		return "a guest's firewall"
+	case m.kind() == nodeScope && m.Node.IsUnknown():
+		return "a node's firewall"
 	}
+	return m.scope().describe()
 }
 
 // scopeHint says how the scope was chosen, for the out-of-scope message.
@@ -164,15 +169,6 @@ func scopeHint(kind scopeKind) string {
 	default:
 		return " (neither node nor vmid is set)"
 	}
-}
-
-func allKnown(obj types.Object) bool {
-	for _, v := range obj.Attributes() {
-		if v.IsUnknown() {
-			return false
-		}
-	}
-	return true
 }
 
 func optionSpecByAttr(name string) optionSpec {

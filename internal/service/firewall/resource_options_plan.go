@@ -43,7 +43,7 @@ func (r *optionsResource) ModifyPlan(ctx context.Context, req resource.ModifyPla
 // enable_host_firewall: policy_in defaults to DROP), so an unset policy
 // warns too.
 func lockoutWarning(plan optionsModel, state *optionsModel) (string, bool) {
-	if plan.scope().kind() != clusterScope {
+	if plan.kind() != clusterScope {
 		return "", false
 	}
 	enabled, _ := plan.value(optionSpecByAttr("enabled")).(types.Bool)

@@ -95,7 +95,8 @@ func TestAccOptions_cluster(t *testing.T) {
   policy_out = "ACCEPT"
   ebtables   = true
   log_ratelimit = {
-    rate = "2/second"
+    enabled = false
+    rate    = "2/second"
   }`
 	third := `
   enabled    = true
@@ -128,10 +129,10 @@ func TestAccOptions_cluster(t *testing.T) {
 				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("log_ratelimit"), knownvalue.ObjectExact(map[string]knownvalue.Check{
-						"enabled": knownvalue.Null(), "rate": knownvalue.StringExact("2/second"), "burst": knownvalue.Null(),
+						"enabled": knownvalue.Bool(false), "rate": knownvalue.StringExact("2/second"), "burst": knownvalue.Null(),
 					})),
 					checkOptions(tg, cluster, map[string]string{"enable": "1", "policy_in": "REJECT", "policy_out": "ACCEPT",
-						"ebtables": "1", "log_ratelimit": "rate=2/second"}),
+						"ebtables": "1", "log_ratelimit": "enable=0,rate=2/second"}),
 				},
 			},
 			{
@@ -479,7 +480,7 @@ func TestAccOptions_digestRefusesConcurrentChange(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					changeOutsideBeforeApply{t: t, tg: tg, scope: node, set: map[string]string{"log_level_out": "crit"}},
 				}},
-				ExpectError: regexp.MustCompile(`(?s)Firewall Options Changed Outside Terraform.*detected modified configuration.*Run plan\s+again`),
+				ExpectError: regexp.MustCompile(`(?s)Firewall Options Changed Outside Terraform.*detected modified\s+configuration.*Run plan\s+again`),
 			},
 			{
 				Config:            optionsConfig(tg, "  node = \"pve1\"\n  log_level_in = \"err\""),
@@ -506,8 +507,8 @@ func TestAccOptions_badInput(t *testing.T) {
 			plan("  vmid = 100\n  policy_forward = \"DROP\"", `(?s)policy_forward.*the\s+cluster's\s+firewall\s+only.*guest\s+100's\s+firewall\s+\(vmid\s+is\s+set\)`),
 			plan("  node = \"pve1\"\n  policy_in = \"DROP\"\n  ebtables = true", `(?s)policy_in \(PVE option policy_in\).*cluster's\s+and\s+guests'\s+firewalls\s+only.*ebtables`),
 			plan("  node = \"pve1\"\n  vmid = 100", `(?s)Conflicting Firewall Scope.*not\s+both`),
-			plan("  log_ratelimit = {}", `(?s)Empty Log Rate Limit.*at least one of\s+enabled, rate and\s+burst`),
-			plan("  log_ratelimit = { rate = \"0/second\" }", `(?s)log_ratelimit.rate.*N/second`),
+			plan("  log_ratelimit = { rate = \"1/minute\" }", `(?s)log_ratelimit.*attribute "enabled" is\s+required`),
+			plan("  log_ratelimit = { enabled = true, rate = \"0/second\" }", `(?s)log_ratelimit.rate.*N/second`),
 			plan("  node = \"pve1\"\n  nf_conntrack_helpers = [\"http\"]", `(?s)nf_conntrack_helpers.*value must be one of`),
 			plan("  node = \"pve1\"\n  nf_conntrack_helpers = []", `(?s)nf_conntrack_helpers.*at least 1`),
 			plan("  node = \"pve1\"\n  nf_conntrack_tcp_timeout_syn_recv = 61", `(?s)nf_conntrack_tcp_timeout_syn_recv.*between 30 and 60`),
