@@ -546,3 +546,34 @@ func TestAccOptions_privileges(t *testing.T) {
 		},
 	})
 }
+
+// A guest's options need VM.Config.Network on the guest; the error names
+// the privilege and the path.
+func TestAccOptions_guestPrivileges(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("restricts the token's privileges, which only the simulator can do")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	name := acctest.Name("tfacc-fw")
+	guest := acctest.NewGuest("pve_vm.guest")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:            guestConfig(tg, name, ""),
+				ConfigStateChecks: []statecheck.StateCheck{guest.Check(func() error { return nil })},
+			},
+			{
+				PreConfig:   func() { tg.Sim.SetPrivileges("root@pam!acctest", "VM.Audit", "Sys.Audit", "Datastore.Audit") },
+				Config:      guestConfig(tg, name, "  enabled = true"),
+				ExpectError: regexp.MustCompile(`(?s)VM\.Config\.Network on\s+/vms/\d+`),
+			},
+			{
+				// Full privileges again, so the guest can be destroyed.
+				PreConfig: func() { tg.Sim.ClearPrivileges("root@pam!acctest") },
+				Config:    guestConfig(tg, name, ""),
+			},
+		},
+	})
+}
