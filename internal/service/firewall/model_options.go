@@ -107,7 +107,7 @@ var optionSpecs = []optionSpec{
 	{attr: "policy_out", key: "policy_out", scopes: inCluster | inGuest, kind: enumOption, enum: policyWords,
 		descr: "What happens to outgoing traffic no rule matched: `ACCEPT`, `REJECT` or `DROP`. PVE's default is `ACCEPT`."},
 	{attr: "policy_forward", key: "policy_forward", scopes: inCluster, kind: enumOption, enum: forwardPolicyWords,
-		descr: "What happens to forwarded traffic no rule matched: `ACCEPT` or `DROP` (used by the nftables firewall)."},
+		descr: "What happens to forwarded traffic no rule matched: `ACCEPT` or `DROP` (only the nftables-based firewall applies it)."},
 	{attr: "log_ratelimit", key: "log_ratelimit", scopes: inCluster, kind: rateLimitOption,
 		descr: "How often the firewall may write log lines. PVE keeps the setting as one string; the provider writes it as " +
 			"`enable=0|1,rate=RATE,burst=N` with the keys that are set. Unset: PVE logs at most 1 line a second after a burst of 5."},
@@ -122,7 +122,7 @@ var optionSpecs = []optionSpec{
 	{attr: "smurf_log_level", key: "smurf_log_level", scopes: inNode, kind: enumOption, enum: logLevels,
 		descr: "Syslog level at which the smurf filter logs."},
 	{attr: "smurf_filter", key: "nosmurfs", scopes: inNode, kind: boolOption,
-		descr: "Whether the node drops smurf packets (broadcast-sourced traffic)."},
+		descr: "Whether the node drops smurf packets (traffic from a broadcast source address). PVE's default is on."},
 	{attr: "tcp_flags_filter", key: "tcpflags", scopes: inNode, kind: boolOption,
 		descr: "Whether the node drops illegal combinations of TCP flags. PVE's default is off."},
 	{attr: "ndp", key: "ndp", scopes: inNode | inGuest, kind: boolOption,
