@@ -187,9 +187,9 @@ func setOutside(t *testing.T, tg *acctest.Target, scope pveapi.FirewallScope, se
 	}
 }
 
-// Importing a firewall whose options nobody set gives an empty resource
-// that plans no changes.
-func TestAccOptions_importUntouchedCluster(t *testing.T) {
+// Options another client set, log_ratelimit in PVE's own printed form
+// included, import into a configuration that plans no changes.
+func TestAccOptions_importSetOutside(t *testing.T) {
 	skipOnLiveCluster(t)
 	t.Parallel()
 	tg := acctest.New(t)
@@ -396,6 +396,16 @@ func TestAccOptions_guest(t *testing.T) {
 				ImportState:       true,
 				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("guest/%d", guest.VMID), nil },
 				ImportStateVerify: true,
+			},
+			{
+				Config:            guestConfig(tg, name, third),
+				ResourceName:      optionsAddr,
+				ImportState:       true,
+				ImportStateKind:   resource.ImportBlockWithID,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("guest/%d", guest.VMID), nil },
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(optionsAddr, plancheck.ResourceActionNoop)},
+				},
 			},
 			{
 				PreConfig:        func() { setOutside(t, tg, scope(), map[string]string{"ipfilter": "0", "dhcp": "1"}) },
