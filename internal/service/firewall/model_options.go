@@ -85,13 +85,13 @@ type optionSpec struct {
 var (
 	policyWords        = []string{"ACCEPT", "REJECT", "DROP"}
 	forwardPolicyWords = []string{"ACCEPT", "DROP"}
-	// logLevels are the levels of pve-firewall's standard option
-	// pve-fw-loglevel (src/PVE/Firewall.pm).
-	logLevels = []string{"emerg", "alert", "crit", "err", "warning", "notice", "info", "debug", "nolog"}
 	// conntrackHelpers are the helpers pve-firewall knows
 	// (src/PVE/Firewall.pm $pve_fw_helpers, pve_fw_verify_conntrack_helper).
 	conntrackHelpers = []string{"amanda", "ftp", "irc", "netbios-ns", "pptp", "sane", "sip", "snmp", "tftp"}
 )
+
+// The log levels of pve-firewall's standard option pve-fw-loglevel
+// (src/PVE/Firewall.pm) are logLevels, which rules share.
 
 var optionSpecs = []optionSpec{
 	{attr: "enabled", key: "enable", scopes: inCluster | inNode | inGuest, kind: boolOption,

@@ -364,18 +364,11 @@ func jsonString(s string) []byte {
 // addOptionsWriteError explains a refused update; a digest mismatch means
 // another client changed the options after the refresh.
 func addOptionsWriteError(diags *diag.Diagnostics, scope scopeRef, err error) {
-	if isDigestMismatch(err) {
+	if pveapi.IsDigestMismatch(err) {
 		diags.AddError("Firewall Options Changed Outside Terraform",
 			fwutil.APIErrorDetail(err)+"\n\nThe options of "+scope.describe()+" changed after Terraform read them, "+
 				"so PVE refused to overwrite them. Run plan again to see the current options, then apply.")
 		return
 	}
 	fwutil.AddAPIError(diags, "Unable To Set Firewall Options", err)
-}
-
-// isDigestMismatch recognises PVE's refusal of a stale digest (pve-common
-// src/PVE/Tools.pm assert_if_modified).
-func isDigestMismatch(err error) bool {
-	apiErr, ok := pveapi.AsError(err)
-	return ok && strings.Contains(apiErr.Message, "detected modified configuration")
 }
