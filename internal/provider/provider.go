@@ -109,6 +109,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storage.NewISOResource,
 		storage.NewOSTemplateResource,
 		storage.NewDiskImageResource,
+		firewall.NewOptionsResource,
 	}
 }
 
@@ -121,6 +122,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		guest.LookupDataSource(guestops.Container),
 		guest.ListDataSource(guestops.Container),
 		storage.NewStoragesDataSource,
+		firewall.NewMacrosDataSource,
+		firewall.NewRefsDataSource,
 	}
 }
 

@@ -1,0 +1,4 @@
+import {
+  to = pve_firewall_options.web
+  id = "guest/120"
+}
