@@ -13,6 +13,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
+	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
@@ -106,6 +107,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storage.NewISOResource,
 		storage.NewOSTemplateResource,
 		storage.NewDiskImageResource,
+		firewall.NewAliasResource,
+		firewall.NewIPSetResource,
 	}
 }
 
