@@ -1,15 +1,16 @@
-# An IP set of the cluster's firewall; rules match it as +trusted.
+# An IP set of the cluster's firewall; rules match it as +trusted. Entries
+# are keyed by address.
 resource "pve_firewall_ipset" "trusted" {
   name    = "trusted"
   comment = "Hosts allowed to manage the cluster"
 
-  entries = [
-    { cidr = "192.0.2.0/24", comment = "Office" },
+  entries = {
+    "192.0.2.0/24" = { comment = "Office" }
     # An exception inside the office network.
-    { cidr = "192.0.2.99", nomatch = true, comment = "Guest Wi-Fi gateway" },
+    "192.0.2.99" = { nomatch = true, comment = "Guest Wi-Fi gateway" }
     # An alias of the cluster's firewall.
-    { cidr = "dc/${pve_firewall_alias.vpn.name}" },
-  ]
+    "dc/${pve_firewall_alias.vpn.name}" = {}
+  }
 }
 
 resource "pve_firewall_alias" "vpn" {
@@ -26,5 +27,5 @@ variable "monitoring_hosts" {
 resource "pve_firewall_ipset" "monitoring" {
   vmid    = 100
   name    = "monitoring"
-  entries = [for ip in var.monitoring_hosts : { cidr = ip }]
+  entries = { for ip in var.monitoring_hosts : ip => {} }
 }

@@ -1,7 +1,6 @@
 package firewall
 
 import (
-	"context"
 	"fmt"
 	"sort"
 	"strings"
@@ -19,18 +18,17 @@ type ipsetModel struct {
 	VMID    types.Int64  `tfsdk:"vmid"`
 	Name    types.String `tfsdk:"name"`
 	Comment types.String `tfsdk:"comment"`
-	Entries types.Set    `tfsdk:"entries"`
+	// Entries are keyed by address: PVE keeps one entry per address.
+	Entries types.Map `tfsdk:"entries"`
 }
 
-// ipsetEntryModel is one element of entries.
+// ipsetEntryModel is one entry's settings; its address is its key.
 type ipsetEntryModel struct {
-	CIDR    types.String `tfsdk:"cidr"`
-	NoMatch types.Bool   `tfsdk:"nomatch"`
-	Comment types.String `tfsdk:"comment"`
+	NoMatch types.Bool
+	Comment types.String
 }
 
 var ipsetEntryType = types.ObjectType{AttrTypes: map[string]attr.Type{
-	"cidr":    types.StringType,
 	"nomatch": types.BoolType,
 	"comment": types.StringType,
 }}
@@ -84,15 +82,22 @@ type entryMap map[string]ipsetEntry
 // configuredEntries reads entries from the model: the entries as PVE would
 // store them, and the configured spelling of each address PVE would store
 // otherwise. Two entries PVE would store as the same address are an error.
-func configuredEntries(ctx context.Context, set types.Set) (entryMap, map[string]string, diag.Diagnostics) {
-	var models []ipsetEntryModel
+func configuredEntries(entriesMap types.Map) (entryMap, map[string]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if set.IsNull() || set.IsUnknown() {
+	if entriesMap.IsNull() || entriesMap.IsUnknown() {
 		return entryMap{}, map[string]string{}, diags
 	}
-	diags.Append(set.ElementsAs(ctx, &models, false)...)
-	if diags.HasError() {
-		return nil, nil, diags
+	models := make(map[string]ipsetEntryModel, len(entriesMap.Elements()))
+	for cidr, v := range entriesMap.Elements() {
+		obj, ok := v.(types.Object)
+		if !ok {
+			diags.AddError("Invalid IP Set Entries", fmt.Sprintf("entry %q is a %T, not an object", cidr, v))
+			return nil, nil, diags
+		}
+		attrs := obj.Attributes()
+		nomatch, _ := attrs["nomatch"].(types.Bool)
+		comment, _ := attrs["comment"].(types.String)
+		models[cidr] = ipsetEntryModel{NoMatch: nomatch, Comment: comment}
 	}
 	entries, spelling, err := storedEntries(models)
 	if err != nil {
@@ -102,18 +107,20 @@ func configuredEntries(ctx context.Context, set types.Set) (entryMap, map[string
 }
 
 // storedEntries maps configured entries to PVE's form; see
-// configuredEntries. Entries with an unknown address are left out.
-func storedEntries(models []ipsetEntryModel) (entryMap, map[string]string, error) {
+// configuredEntries.
+func storedEntries(models map[string]ipsetEntryModel) (entryMap, map[string]string, error) {
 	entries := make(entryMap, len(models))
 	spelling := map[string]string{}
-	for _, m := range models {
-		if m.CIDR.IsUnknown() || m.CIDR.IsNull() {
-			continue
-		}
-		written := m.CIDR.ValueString()
-		stored, err := normalizeIPSetCIDR(written)
+	written := make([]string, 0, len(models))
+	for cidr := range models {
+		written = append(written, cidr)
+	}
+	sort.Strings(written)
+	for _, cidr := range written {
+		m := models[cidr]
+		stored, err := normalizeIPSetCIDR(cidr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("entry %q %s", written, err)
+			return nil, nil, fmt.Errorf("entry %q %s", cidr, err)
 		}
 		if _, dup := entries[stored]; dup {
 			other := stored
@@ -121,11 +128,11 @@ func storedEntries(models []ipsetEntryModel) (entryMap, map[string]string, error
 				other = s
 			}
 			return nil, nil, fmt.Errorf("entries %q and %q are the same address to PVE, which stores both as %q "+
-				"and keeps one entry per address: keep one of them", other, written, stored)
+				"and keeps one entry per address: keep one of them", other, cidr, stored)
 		}
 		entries[stored] = ipsetEntry{CIDR: stored, NoMatch: m.NoMatch.ValueBool(), Comment: m.Comment.ValueString()}
-		if written != stored {
-			spelling[stored] = written
+		if cidr != stored {
+			spelling[stored] = cidr
 		}
 	}
 	return entries, spelling, nil
@@ -223,16 +230,15 @@ func planEntryChanges(current, desired entryMap) entryChanges {
 	return c
 }
 
-// entriesValue renders entries for state: each address in the configured
-// spelling where one is known for it, PVE's otherwise. keepNull leaves an
-// empty set null (entries not configured).
-func entriesValue(entries entryMap, spelling map[string]string, keepNull bool) (types.Set, diag.Diagnostics) {
+// entriesValue renders entries for state, each keyed by the configured
+// spelling of its address where one is known, PVE's otherwise. keepNull
+// leaves an empty set null (entries not configured).
+func entriesValue(entries entryMap, spelling map[string]string, keepNull bool) (types.Map, diag.Diagnostics) {
 	if len(entries) == 0 && keepNull {
-		return types.SetNull(ipsetEntryType), nil
+		return types.MapNull(ipsetEntryType), nil
 	}
-	elems := make([]attr.Value, 0, len(entries))
-	for _, k := range entries.sortedAddresses() {
-		e := entries[k]
+	elems := make(map[string]attr.Value, len(entries))
+	for k, e := range entries {
 		written := e.CIDR
 		if s, ok := spelling[k]; ok {
 			written = s
@@ -242,22 +248,21 @@ func entriesValue(entries entryMap, spelling map[string]string, keepNull bool) (
 			comment = types.StringValue(e.Comment)
 		}
 		obj, diags := types.ObjectValue(ipsetEntryType.AttrTypes, map[string]attr.Value{
-			"cidr":    types.StringValue(written),
 			"nomatch": types.BoolValue(e.NoMatch),
 			"comment": comment,
 		})
 		if diags.HasError() {
-			return types.SetNull(ipsetEntryType), diags
+			return types.MapNull(ipsetEntryType), diags
 		}
-		elems = append(elems, obj)
+		elems[written] = obj
 	}
-	return types.SetValue(ipsetEntryType, elems)
+	return types.MapValue(ipsetEntryType, elems)
 }
 
 // fromAPI fills the model from the set as PVE holds it, keeping the
 // configured spelling of addresses PVE stores the same.
-func (m *ipsetModel) fromAPI(ctx context.Context, scope scopeRef, set pveapi.IPSet, live entryMap) diag.Diagnostics {
-	_, spelling, diags := configuredEntries(ctx, m.Entries)
+func (m *ipsetModel) fromAPI(scope scopeRef, set pveapi.IPSet, live entryMap) diag.Diagnostics {
+	_, spelling, diags := configuredEntries(m.Entries)
 	if diags.HasError() {
 		// A prior state PVE would not accept: show PVE's spelling.
 		spelling, diags = map[string]string{}, nil

@@ -1,10 +1,10 @@
 package firewall
 
 import (
-	"context"
 	"crypto/sha1" //nolint:gosec // PVE's digest is SHA-1
 	"encoding/hex"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -61,19 +61,19 @@ func TestValidateIPSetName(t *testing.T) {
 	}
 }
 
-func entryModel(cidr string, nomatch bool, comment string) ipsetEntryModel {
+func entryModel(nomatch bool, comment string) ipsetEntryModel {
 	c := types.StringNull()
 	if comment != "" {
 		c = types.StringValue(comment)
 	}
-	return ipsetEntryModel{CIDR: types.StringValue(cidr), NoMatch: types.BoolValue(nomatch), Comment: c}
+	return ipsetEntryModel{NoMatch: types.BoolValue(nomatch), Comment: c}
 }
 
 func TestStoredEntries(t *testing.T) {
-	entries, spelling, err := storedEntries([]ipsetEntryModel{
-		entryModel("10.0.0.5/32", false, ""),
-		entryModel("10.1.0.9/16", true, "not this one"),
-		entryModel("dc/office", false, "office"),
+	entries, spelling, err := storedEntries(map[string]ipsetEntryModel{
+		"10.0.0.5/32": entryModel(false, ""),
+		"10.1.0.9/16": entryModel(true, "not this one"),
+		"dc/office":   entryModel(false, "office"),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +90,11 @@ func TestStoredEntries(t *testing.T) {
 		t.Errorf("spelling (-want +got):\n%s", diff)
 	}
 
-	_, _, err = storedEntries([]ipsetEntryModel{entryModel("10.0.0.5", false, ""), entryModel("10.0.0.5/32", true, "")})
+	_, _, err = storedEntries(map[string]ipsetEntryModel{"10.0.0.5": entryModel(false, ""), "10.0.0.5/32": entryModel(true, "")})
 	if err == nil || !strings.Contains(err.Error(), `"10.0.0.5" and "10.0.0.5/32" are the same address to PVE`) {
 		t.Errorf("two spellings of one address: %v", err)
 	}
-	_, _, err = storedEntries([]ipsetEntryModel{entryModel("10.0.0.1/24", false, ""), entryModel("10.0.0.0/24", false, "")})
+	_, _, err = storedEntries(map[string]ipsetEntryModel{"10.0.0.1/24": entryModel(false, ""), "10.0.0.0/24": entryModel(false, "")})
 	if err == nil || !strings.Contains(err.Error(), `stores both as "10.0.0.0/24"`) {
 		t.Errorf("two spellings of one network: %v", err)
 	}
@@ -189,7 +189,6 @@ func TestFirstDifference(t *testing.T) {
 // same, shows PVE's spelling for the rest, and leaves unconfigured entries
 // null while PVE has none.
 func TestIPSetFromAPIKeepsSpelling(t *testing.T) {
-	ctx := context.Background()
 	prior, diags := entriesValue(entryMap{
 		"10.0.0.5":    {CIDR: "10.0.0.5"},
 		"10.1.0.0/16": {CIDR: "10.1.0.0/16"},
@@ -203,27 +202,30 @@ func TestIPSetFromAPIKeepsSpelling(t *testing.T) {
 		"10.1.0.0/16": {CIDR: "10.1.0.0/16", NoMatch: true},
 		"10.9.0.1":    {CIDR: "10.9.0.1", Comment: "added outside"},
 	}
-	if diags := m.fromAPI(ctx, scopeRef{VMID: 100}, pveapi.IPSet{Name: "web", Comment: "servers"}, live); diags.HasError() {
+	if diags := m.fromAPI(scopeRef{VMID: 100}, pveapi.IPSet{Name: "web", Comment: "servers"}, live); diags.HasError() {
 		t.Fatal(diags)
 	}
-	var got []ipsetEntryModel
-	if diags := m.Entries.ElementsAs(ctx, &got, false); diags.HasError() {
+	got, _, diags := configuredEntries(m.Entries)
+	if diags.HasError() {
 		t.Fatal(diags)
 	}
-	want := []ipsetEntryModel{
-		entryModel("10.0.0.5/32", false, ""),
-		entryModel("10.1.2.3/16", true, ""),
-		entryModel("10.9.0.1", false, "added outside"),
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(live, got); diff != "" {
 		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+	var keys []string
+	for k := range m.Entries.Elements() {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if diff := cmp.Diff([]string{"10.0.0.5/32", "10.1.2.3/16", "10.9.0.1"}, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
 	}
 	if m.ID.ValueString() != "guest/100/web" || m.Comment.ValueString() != "servers" {
 		t.Errorf("id %s comment %s", m.ID, m.Comment)
 	}
 
-	empty := ipsetModel{Name: types.StringValue("web"), VMID: types.Int64Null(), Entries: types.SetNull(ipsetEntryType)}
-	if diags := empty.fromAPI(ctx, scopeRef{}, pveapi.IPSet{Name: "web"}, entryMap{}); diags.HasError() || !empty.Entries.IsNull() {
+	empty := ipsetModel{Name: types.StringValue("web"), VMID: types.Int64Null(), Entries: types.MapNull(ipsetEntryType)}
+	if diags := empty.fromAPI(scopeRef{}, pveapi.IPSet{Name: "web"}, entryMap{}); diags.HasError() || !empty.Entries.IsNull() {
 		t.Errorf("unconfigured entries of an empty set: %v %v", empty.Entries, diags)
 	}
 }

@@ -13,8 +13,9 @@ const guestAddr = "pve_vm.fw"
 
 const guestConfig = `
 resource "pve_vm" "fw" {
-  node = "pve1"
-  name = "tfacc-fw"
+  node    = "pve1"
+  name    = "tfacc-fw"
+  started = false
 }
 `
 

@@ -177,9 +177,9 @@ func TestAccFirewallAlias_hostLengthNormalised(t *testing.T) {
 				},
 			},
 			{
-				Config:             aliasConfig(tg, name, "10.0.0.5/32", ""),
-				RefreshState:       true,
-				ExpectNonEmptyPlan: false,
+				// A plan of its own after a refresh: still empty.
+				Config:   aliasConfig(tg, name, "10.0.0.5/32", ""),
+				PlanOnly: true,
 			},
 			{
 				Config: aliasConfig(tg, "x"+name[1:], "2001:db8::1/128", ""),
@@ -321,13 +321,17 @@ resource "pve_firewall_alias" "test" {
 				ImportStateVerify: true,
 			},
 			{
-				// The guest is destroyed outside Terraform: the alias went
-				// with its firewall, and the plan creates both again.
-				PreConfig: func() { destroyGuestOutside(t, tg, guest) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(aliasAddr, plancheck.ResourceActionCreate),
-				}},
+				// The guest is destroyed outside Terraform (PVE deletes its
+				// firewall with it): the refresh drops the alias from state.
+				PreConfig:          func() { destroyGuestOutside(t, tg, guest) },
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if _, ok := s.RootModule().Resources[aliasAddr]; ok {
+						return fmt.Errorf("%s is still in state after its guest was destroyed", aliasAddr)
+					}
+					return nil
+				},
 			},
 		},
 	})

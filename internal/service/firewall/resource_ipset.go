@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/mapvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -56,22 +57,19 @@ func (r *ipsetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 		Optional:            true,
 		Validators:          []validator.String{commentValidator()},
 	}
-	attrs["entries"] = schema.SetNestedAttribute{
-		MarkdownDescription: "The set's addresses. The resource owns every entry of the set: an entry added outside Terraform " +
-			"shows in the next plan as one to remove. Each change costs one request per changed address, however large the set.",
+	attrs["entries"] = schema.MapNestedAttribute{
+		MarkdownDescription: "The set's entries, keyed by address: an IPv4 or IPv6 address, a network in CIDR notation, or an alias " +
+			"(`NAME`, `dc/NAME` for the cluster's, `guest/NAME` for the guest's own; the alias must exist first). " +
+			"PVE stores a network with its host bits cleared (`10.0.0.5/24` as `10.0.0.0/24`) and a single address without `/32` or `/128`; " +
+			"either spelling plans no change, but two keys PVE would store as the same address are refused. " +
+			"The resource owns every entry of the set: an entry added outside Terraform shows in the next plan as one to remove. " +
+			"A change costs one request per changed address, however large the set.",
 		Optional: true,
+		Validators: []validator.Map{mapvalidator.KeysAre(grammarValidator{
+			check:       func(s string) error { _, err := normalizeIPSetCIDR(s); return err },
+			description: "an IP address, a network in CIDR notation or an alias name",
+		})},
 		NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-			"cidr": schema.StringAttribute{
-				MarkdownDescription: "An IPv4 or IPv6 address, a network in CIDR notation, or an alias: `NAME`, `dc/NAME` (the cluster's) " +
-					"or `guest/NAME` (the guest's own). PVE stores a network with its host bits cleared (`10.0.0.5/24` as `10.0.0.0/24`) " +
-					"and a single address without `/32` or `/128`; either spelling plans no change, but two entries PVE would store " +
-					"as the same address are refused. An alias must exist before the entry is added.",
-				Required: true,
-				Validators: []validator.String{grammarValidator{
-					check:       func(s string) error { _, err := normalizeIPSetCIDR(s); return err },
-					description: "an IP address, a network in CIDR notation or an alias name",
-				}},
-			},
 			"nomatch": schema.BoolAttribute{
 				MarkdownDescription: "Exclude the address from the set (an exception to a larger network of the set). Default `false`.",
 				Optional:            true,
@@ -106,27 +104,19 @@ func (r *ipsetResource) Configure(_ context.Context, req resource.ConfigureReque
 
 // ValidateConfig refuses two entries PVE would store as the same address.
 func (r *ipsetResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
-	var entries types.Set
+	var entries types.Map
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("entries"), &entries)...)
 	if resp.Diagnostics.HasError() || entries.IsNull() || entries.IsUnknown() {
 		return
 	}
-	var models []ipsetEntryModel
-	resp.Diagnostics.Append(entries.ElementsAs(ctx, &models, false)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	valid := models[:0]
-	for _, m := range models {
-		// A malformed address is its own attribute's error.
-		if m.CIDR.IsNull() || m.CIDR.IsUnknown() {
-			continue
-		}
-		if _, err := normalizeIPSetCIDR(m.CIDR.ValueString()); err == nil {
-			valid = append(valid, m)
+	models := make(map[string]ipsetEntryModel, len(entries.Elements()))
+	for cidr := range entries.Elements() {
+		// A malformed address is its key's own error.
+		if _, err := normalizeIPSetCIDR(cidr); err == nil {
+			models[cidr] = ipsetEntryModel{}
 		}
 	}
-	if _, _, err := storedEntries(valid); err != nil {
+	if _, _, err := storedEntries(models); err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("entries"), "Duplicate IP Set Address", "Attribute entries: "+err.Error()+".")
 	}
 }
@@ -156,7 +146,7 @@ func (r *ipsetResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	desired, _, diags := configuredEntries(ctx, plan.Entries)
+	desired, _, diags := configuredEntries(plan.Entries)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -208,7 +198,7 @@ func (r *ipsetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	resp.Diagnostics.Append(state.fromAPI(ctx, scope, set, entriesFromAPI(list))...)
+	resp.Diagnostics.Append(state.fromAPI(scope, set, entriesFromAPI(list))...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -253,9 +243,9 @@ func (r *ipsetResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	current, _, diags := configuredEntries(ctx, state.Entries)
+	current, _, diags := configuredEntries(state.Entries)
 	resp.Diagnostics.Append(diags...)
-	desired, _, diags := configuredEntries(ctx, plan.Entries)
+	desired, _, diags := configuredEntries(plan.Entries)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -370,9 +360,9 @@ type stateSetter interface {
 // entry left over by a failed apply), and the digests kept for the next
 // guarded write.
 func saveEntries(ctx context.Context, base, plan ipsetModel, w *entryWriter, kept digests, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
-	_, baseSpelling, d := configuredEntries(ctx, base.Entries)
+	_, baseSpelling, d := configuredEntries(base.Entries)
 	diags.Append(d...)
-	desired, plannedSpelling, d := configuredEntries(ctx, plan.Entries)
+	desired, plannedSpelling, d := configuredEntries(plan.Entries)
 	diags.Append(d...)
 	if diags.HasError() {
 		return

@@ -108,13 +108,13 @@ func diagError(diags []*tfprotov6.Diagnostic) string {
 }
 
 var entryObject = tftypes.Object{AttributeTypes: map[string]tftypes.Type{
-	"cidr": tftypes.String, "nomatch": tftypes.Bool, "comment": tftypes.String,
+	"nomatch": tftypes.Bool, "comment": tftypes.String,
 }}
 
-// entriesValue is a configured entries set: "CIDR", "!CIDR" (nomatch) or
+// entriesValue is a configured entries map: "CIDR", "!CIDR" (nomatch) or
 // "CIDR # comment".
 func entriesValue(lines ...string) tftypes.Value {
-	elems := make([]tftypes.Value, 0, len(lines))
+	elems := make(map[string]tftypes.Value, len(lines))
 	for _, line := range lines {
 		cidr, comment, _ := strings.Cut(line, " # ")
 		nomatch := tftypes.NewValue(tftypes.Bool, nil)
@@ -125,11 +125,9 @@ func entriesValue(lines ...string) tftypes.Value {
 		if comment != "" {
 			c = tftypes.NewValue(tftypes.String, comment)
 		}
-		elems = append(elems, tftypes.NewValue(entryObject, map[string]tftypes.Value{
-			"cidr": tftypes.NewValue(tftypes.String, cidr), "nomatch": nomatch, "comment": c,
-		}))
+		elems[cidr] = tftypes.NewValue(entryObject, map[string]tftypes.Value{"nomatch": nomatch, "comment": c})
 	}
-	return tftypes.NewValue(tftypes.Set{ElementType: entryObject}, elems)
+	return tftypes.NewValue(tftypes.Map{ElementType: entryObject}, elems)
 }
 
 func ipsetRPCConfig(tb testing.TB, r rpcResource, name string, lines ...string) *tfprotov6.DynamicValue {

@@ -121,19 +121,19 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: ipsetConfig(tg, name, `  comment = "trusted hosts"
-  entries = [
-    { cidr = "192.0.2.0/24", comment = "office" },
-    { cidr = "192.0.2.99", nomatch = true },
-    { cidr = "2001:db8::/64" },
-  ]
+  entries = {
+    "192.0.2.0/24"  = { comment = "office" }
+    "192.0.2.99"    = { nomatch = true }
+    "2001:db8::/64" = {}
+  }
 `),
 				ConfigPlanChecks: expectIPSetAction(plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("id"), knownvalue.StringExact("cluster/"+name)),
-					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries"), knownvalue.SetExact([]knownvalue.Check{
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"cidr": knownvalue.StringExact("192.0.2.0/24"), "nomatch": knownvalue.Bool(false), "comment": knownvalue.StringExact("office")}),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"cidr": knownvalue.StringExact("192.0.2.99"), "nomatch": knownvalue.Bool(true), "comment": knownvalue.Null()}),
-						knownvalue.ObjectExact(map[string]knownvalue.Check{"cidr": knownvalue.StringExact("2001:db8::/64"), "nomatch": knownvalue.Bool(false), "comment": knownvalue.Null()}),
+					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"192.0.2.0/24":  knownvalue.ObjectExact(map[string]knownvalue.Check{"nomatch": knownvalue.Bool(false), "comment": knownvalue.StringExact("office")}),
+						"192.0.2.99":    knownvalue.ObjectExact(map[string]knownvalue.Check{"nomatch": knownvalue.Bool(true), "comment": knownvalue.Null()}),
+						"2001:db8::/64": knownvalue.ObjectExact(map[string]knownvalue.Check{"nomatch": knownvalue.Bool(false), "comment": knownvalue.Null()}),
 					})),
 					checkPVESet(tg, clusterFW, name, "trusted hosts"),
 					checkPVEEntries(tg, clusterFW, name, "192.0.2.0/24 # office", "!192.0.2.99", "2001:db8::/64"),
@@ -143,11 +143,11 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				// A changed comment and nomatch of two entries, one removed
 				// and one added: in place.
 				Config: ipsetConfig(tg, name, `  comment = "trusted hosts"
-  entries = [
-    { cidr = "192.0.2.0/24", comment = "head office" },
-    { cidr = "192.0.2.99" },
-    { cidr = "198.51.100.7", comment = "vpn" },
-  ]
+  entries = {
+    "192.0.2.0/24" = { comment = "head office" }
+    "192.0.2.99"   = {}
+    "198.51.100.7" = { comment = "vpn" }
+  }
 `),
 				ConfigPlanChecks:  expectIPSetAction(plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEEntries(tg, clusterFW, name, "192.0.2.0/24 # head office", "192.0.2.99", "198.51.100.7 # vpn")},
@@ -155,11 +155,11 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 			{
 				// A rename and a new comment of the set, in place.
 				Config: ipsetConfig(tg, renamed, `  comment = "renamed"
-  entries = [
-    { cidr = "192.0.2.0/24", comment = "head office" },
-    { cidr = "192.0.2.99" },
-    { cidr = "198.51.100.7", comment = "vpn" },
-  ]
+  entries = {
+    "192.0.2.0/24" = { comment = "head office" }
+    "192.0.2.99"   = {}
+    "198.51.100.7" = { comment = "vpn" }
+  }
 `),
 				ConfigPlanChecks: expectIPSetAction(plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -180,10 +180,10 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config: ipsetConfig(tg, renamed, `  entries = [
-    { cidr = "10.0.0.0/8", comment = "internal" },
-    { cidr = "10.9.9.9", nomatch = true },
-  ]
+				Config: ipsetConfig(tg, renamed, `  entries = {
+    "10.0.0.0/8" = { comment = "internal" }
+    "10.9.9.9"   = { nomatch = true }
+  }
 `),
 				ConfigPlanChecks: expectIPSetAction(plancheck.ResourceActionUpdate),
 			},
@@ -194,10 +194,10 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				ImportStateVerify: true,
 			},
 			{
-				Config: ipsetConfig(tg, renamed, `  entries = [
-    { cidr = "10.0.0.0/8", comment = "internal" },
-    { cidr = "10.9.9.9", nomatch = true },
-  ]
+				Config: ipsetConfig(tg, renamed, `  entries = {
+    "10.0.0.0/8" = { comment = "internal" }
+    "10.9.9.9"   = { nomatch = true }
+  }
 `),
 				ResourceName:    ipsetAddr,
 				ImportState:     true,
@@ -217,11 +217,11 @@ func TestAccFirewallIPSet_addressesNormalised(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
-	body := `  entries = [
-    { cidr = "10.0.0.5/32" },
-    { cidr = "10.1.2.3/16", comment = "host bits set" },
-    { cidr = "2001:db8::1/128" },
-  ]
+	body := `  entries = {
+    "10.0.0.5/32"     = {}
+    "10.1.2.3/16"     = { comment = "host bits set" }
+    "2001:db8::1/128" = {}
+  }
 `
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkIPSetGone(tg, clusterFW, name),
@@ -230,10 +230,9 @@ func TestAccFirewallIPSet_addressesNormalised(t *testing.T) {
 				Config: ipsetConfig(tg, name, body),
 				ConfigStateChecks: []statecheck.StateCheck{
 					checkPVEEntries(tg, clusterFW, name, "10.0.0.5", "10.1.0.0/16 # host bits set", "2001:db8::1"),
-					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries"), knownvalue.SetPartial([]knownvalue.Check{
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{"cidr": knownvalue.StringExact("10.0.0.5/32")}),
-						knownvalue.ObjectPartial(map[string]knownvalue.Check{"cidr": knownvalue.StringExact("10.1.2.3/16")}),
-					})),
+					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries"), knownvalue.MapSizeExact(3)),
+					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries").AtMapKey("10.0.0.5/32").AtMapKey("nomatch"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(ipsetAddr, tfjsonpath.New("entries").AtMapKey("10.1.2.3/16").AtMapKey("comment"), knownvalue.StringExact("host bits set")),
 				},
 			},
 			{
@@ -251,7 +250,7 @@ func TestAccFirewallIPSet_disappears(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
-	config := ipsetConfig(tg, name, "  entries = [{ cidr = \"192.0.2.1\" }]\n")
+	config := ipsetConfig(tg, name, "  entries = { \"192.0.2.1\" = {} }\n")
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkIPSetGone(tg, clusterFW, name),
@@ -277,7 +276,7 @@ func TestAccFirewallIPSet_outsideChanges(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
-	config := ipsetConfig(tg, name, "  entries = [{ cidr = \"192.0.2.1\", comment = \"mine\" }]\n")
+	config := ipsetConfig(tg, name, "  entries = { \"192.0.2.1\" = { comment = \"mine\" } }\n")
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkIPSetGone(tg, clusterFW, name),
@@ -320,22 +319,22 @@ func TestAccFirewallIPSet_badInput(t *testing.T) {
 				ExpectError: regexp.MustCompile(`Attribute name must be 2 to 64 characters long`),
 			},
 			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = [{ cidr = \"192.0.2.300\" }]\n"),
+				Config:      ipsetConfig(tg, "trusted", "  entries = { \"192.0.2.300\" = {} }\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`entries.*cidr must be an IPv4 or IPv6 address, a network in CIDR\s+notation, or an alias`),
+				ExpectError: regexp.MustCompile(`Attribute entries\["192.0.2.300"\] must be an IPv4 or IPv6 address, a network\s+in CIDR notation, or an alias`),
 			},
 			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = [{ cidr = \"0.0.0.0/0\" }]\n"),
+				Config:      ipsetConfig(tg, "trusted", "  entries = { \"0.0.0.0/0\" = {} }\n"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`must not have a zero prefix length`),
 			},
 			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = [{ cidr = \"10.0.0.5\" }, { cidr = \"10.0.0.5/32\", comment = \"again\" }]\n"),
+				Config:      ipsetConfig(tg, "trusted", "  entries = {\n    \"10.0.0.5\"    = {}\n    \"10.0.0.5/32\" = { comment = \"again\" }\n  }\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute entries: entries "10.0.0.5" and "10.0.0.5/32" are the same.*address to PVE`),
+				ExpectError: regexp.MustCompile(`Attribute entries: entries "10.0.0.5" and "10.0.0.5/32" are the same\s+address\s+to\s+PVE`),
 			},
 			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = [{ cidr = \"10.0.0.0/24\", comment = \"two\nlines\" }]\n"),
+				Config:      ipsetConfig(tg, "trusted", "  entries = { \"10.0.0.0/24\" = { comment = \"two\\nlines\" } }\n"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`comment must be a single line`),
 			},
@@ -363,7 +362,7 @@ resource "pve_firewall_alias" "office" {
 
 resource "pve_firewall_ipset" "test" {
   name    = %q
-  entries = [{ cidr = "dc/${pve_firewall_alias.office.name}" }]
+  entries = { "dc/${pve_firewall_alias.office.name}" = {} }
 }
 `, alias, name)),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEEntries(tg, clusterFW, name, "dc/"+alias)},
@@ -384,7 +383,7 @@ func TestAccFirewallIPSet_guest(t *testing.T) {
 resource "pve_firewall_ipset" "test" {
   vmid    = pve_vm.fw.vmid
   name    = %q
-  entries = [{ cidr = "10.0.0.0/24" }, { cidr = "10.0.0.7", nomatch = true }]
+  entries = { "10.0.0.0/24" = {}, "10.0.0.7" = { nomatch = true } }
 }
 `, name))
 
@@ -413,11 +412,17 @@ resource "pve_firewall_ipset" "test" {
 				ImportStateVerify: true,
 			},
 			{
-				PreConfig: func() { destroyGuestOutside(t, tg, guest) },
-				Config:    config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(ipsetAddr, plancheck.ResourceActionCreate),
-				}},
+				// The guest is destroyed outside Terraform (PVE deletes its
+				// firewall with it): the refresh drops the IP set from state.
+				PreConfig:          func() { destroyGuestOutside(t, tg, guest) },
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: func(s *terraform.State) error {
+					if _, ok := s.RootModule().Resources[ipsetAddr]; ok {
+						return fmt.Errorf("%s is still in state after its guest was destroyed", ipsetAddr)
+					}
+					return nil
+				},
 			},
 		},
 	})
