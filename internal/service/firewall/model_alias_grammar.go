@@ -75,11 +75,11 @@ func stripHostLength(cidr string, v6 bool) string {
 // /128 (pve-firewall src/PVE/API2/Firewall/Aliases.pm create_alias,
 // src/PVE/Firewall.pm parse_alias).
 func normalizeAliasCIDR(cidr string) (string, error) {
-	if _, v6, err := parseIPOrCIDR(cidr); err != nil {
+	_, v6, err := parseIPOrCIDR(cidr)
+	if err != nil {
 		return "", err
-	} else {
-		return stripHostLength(cidr, v6), nil
 	}
+	return stripHostLength(cidr, v6), nil
 }
 
 // normalizeIPSetCIDR is an IP set entry's address as PVE stores it: an

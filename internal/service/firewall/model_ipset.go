@@ -62,7 +62,7 @@ func parseIPSetID(id string) (scopeRef, string, error) {
 		return scopeRef{}, "", fmt.Errorf("%q names a node's firewall, which has no IP sets: import a cluster IP set as cluster/NAME or a guest's as guest/VMID/NAME", id)
 	}
 	if err := validateIPSetName(name); err != nil {
-		return scopeRef{}, "", fmt.Errorf("%q does not end in an IP set name (cluster/NAME or guest/VMID/NAME): the name %s", id, err)
+		return scopeRef{}, "", fmt.Errorf("%q does not end in an IP set name (cluster/NAME or guest/VMID/NAME): the name %w", id, err)
 	}
 	return scope, name, nil
 }
@@ -120,7 +120,7 @@ func storedEntries(models map[string]ipsetEntryModel) (entryMap, map[string]stri
 		m := models[cidr]
 		stored, err := normalizeIPSetCIDR(cidr)
 		if err != nil {
-			return nil, nil, fmt.Errorf("entry %q %s", cidr, err)
+			return nil, nil, fmt.Errorf("entry %q %w", cidr, err)
 		}
 		if _, dup := entries[stored]; dup {
 			other := stored

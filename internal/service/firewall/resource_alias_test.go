@@ -308,7 +308,7 @@ resource "pve_firewall_alias" "test" {
 					guest.Check(func() error {
 						a, found, err := pveAlias(tg, guestFW(guest), name)
 						if err != nil || !found || a.CIDR != "10.0.0.0/24" {
-							return fmt.Errorf("guest alias %s: %+v found %t err %v", name, a, found, err)
+							return fmt.Errorf("guest alias %s: %+v found %t: %w", name, a, found, err)
 						}
 						return nil
 					}),

@@ -399,7 +399,7 @@ resource "pve_firewall_ipset" "test" {
 					guest.Check(func() error {
 						lines, err := pveEntries(tg.Client, guestFW(guest), name)
 						if err != nil || strings.Join(lines, ",") != "!10.0.0.7,10.0.0.0/24" {
-							return fmt.Errorf("guest IP set %s holds %v (%v)", name, lines, err)
+							return fmt.Errorf("guest IP set %s holds %v: %w", name, lines, err)
 						}
 						return nil
 					}),
