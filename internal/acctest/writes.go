@@ -24,16 +24,25 @@ func NewWriteWatch(tg *Target, guestPath func() string) *WriteWatch {
 	return &WriteWatch{tg: tg, guestPath: guestPath}
 }
 
-func (w *WriteWatch) count() int {
+// NewPathWriteWatch watches every path at or below prefix, for objects
+// that are not guests (a firewall's rules: "/cluster/firewall/rules").
+func NewPathWriteWatch(tg *Target, prefix string) *WriteWatch {
+	return &WriteWatch{tg: tg, guestPath: func() string { return prefix }}
+}
+
+// writes lists the writes sent so far, as "METHOD PATH".
+func (w *WriteWatch) writes() []string {
 	prefix := w.guestPath()
-	n := 0
+	var out []string
 	for _, rec := range w.tg.Sim.Requests() {
 		if rec.Method != "GET" && (rec.Path == prefix || strings.HasPrefix(rec.Path, prefix+"/")) {
-			n++
+			out = append(out, rec.Method+" "+rec.Path)
 		}
 	}
-	return n
+	return out
 }
+
+func (w *WriteWatch) count() int { return len(w.writes()) }
 
 // Mark counts the writes sent so far.
 func (w *WriteWatch) Mark() { w.before = w.count() }
@@ -43,6 +52,19 @@ func (w *WriteWatch) None() statecheck.StateCheck {
 	return CheckState(func(*tfjson.State) error {
 		if after := w.count(); after != w.before {
 			return fmt.Errorf("the step sent %d writes to %s, want none", after-w.before, w.guestPath())
+		}
+		return nil
+	})
+}
+
+// Exactly fails unless the writes since Mark are want, in order, each
+// "METHOD PATH".
+func (w *WriteWatch) Exactly(want ...string) statecheck.StateCheck {
+	return CheckState(func(*tfjson.State) error {
+		got := w.writes()[w.before:]
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			return fmt.Errorf("writes to %s since the mark:\n  %s\nwant:\n  %s", w.guestPath(),
+				strings.Join(got, "\n  "), strings.Join(want, "\n  "))
 		}
 		return nil
 	})

@@ -152,16 +152,7 @@ func adoptionEnv(t *testing.T) (*env, *pveapi.Client) {
 	t.Helper()
 	token := "root@pam!seed=" + randomHex(t, 16)
 	e := newEnv(t, envOptions{sim: pvesim.Options{Nodes: 3, Tokens: []string{token}}})
-	client, err := pveapi.New(pveapi.Config{
-		Endpoint:         "http://127.0.0.1:8006",
-		APIToken:         token,
-		HTTPClient:       &http.Client{Transport: inProcessTransport{e.sim.Handler()}},
-		RetryMax:         -1,
-		TaskPollInterval: time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := e.outsideClient(token)
 	ctx := context.Background()
 	if err := client.CreatePool(ctx, "prod", "production guests"); err != nil {
 		t.Fatalf("create pool: %v", err)

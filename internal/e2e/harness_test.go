@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
@@ -134,6 +136,23 @@ provider "pve" {
 		t.Fatal(err)
 	}
 	return &env{t: t, sim: sim, dir: dir, cliConf: cliConf, header: header}
+}
+
+// outsideClient is a client for changes "outside Terraform", talking to
+// the simulator in process with token (one of the simulator's tokens).
+func (e *env) outsideClient(token string) *pveapi.Client {
+	e.t.Helper()
+	client, err := pveapi.New(pveapi.Config{
+		Endpoint:         "http://127.0.0.1:8006",
+		APIToken:         token,
+		HTTPClient:       &http.Client{Transport: inProcessTransport{e.sim.Handler()}},
+		RetryMax:         -1,
+		TaskPollInterval: time.Millisecond,
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return client
 }
 
 // workdir returns a second working directory on the same simulator, for a

@@ -100,6 +100,8 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
 		pool.NewPoolResource,
+		firewall.NewRulesResource,
+		firewall.NewSecurityGroupResource,
 		qemu.NewVMResource,
 		qemu.NewVMTemplateResource,
 		lxc.NewContainerResource,

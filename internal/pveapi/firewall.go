@@ -2,6 +2,7 @@ package pveapi
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"strings"
@@ -431,10 +432,29 @@ func scalarString(v any) (string, bool) {
 	switch t := v.(type) {
 	case string:
 		return t, true
+	case json.Number:
+		return t.String(), true
 	case float64:
 		return strconv.FormatFloat(t, 'f', -1, 64), true
 	case bool:
 		return FormBool(t), true
 	}
 	return "", false
+}
+
+// IsDigestMismatch reports PVE's refusal of an edit whose digest is not the
+// digest of what it edits: the object changed since it was read
+// (pve-common PVE/Tools.pm assert_if_modified, a plain die: 500).
+func IsDigestMismatch(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 &&
+		strings.HasPrefix(firstLine(apiErr.Message), "detected modified configuration - file changed by other user?")
+}
+
+// IsNoSuchSecurityGroup reports PVE's answer for a security group that does
+// not exist (pve-firewall PVE/API2/Firewall/Rules.pm GroupRules
+// load_config).
+func IsNoSuchSecurityGroup(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 && strings.HasPrefix(firstLine(apiErr.Message), "no such security group '")
 }

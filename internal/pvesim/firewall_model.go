@@ -118,3 +118,55 @@ func firewallObjectDigest(obj map[string]string) string {
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// firewallScope names one firewall file: the cluster's cluster.fw, a node's
+// host.fw or a guest's VMID.fw. kind is "cluster", "host", "vm" or "ct"
+// (PVE's rule_env of the file's rules).
+type firewallScope struct {
+	kind string
+	node string
+	vmid int
+}
+
+// firewallScopeOf is the scope of a firewall API call of the given kind:
+// the node for "host", the VMID for "vm" and "ct".
+func firewallScopeOf(c *call, kind string) firewallScope {
+	sc := firewallScope{kind: kind}
+	switch kind {
+	case "host":
+		sc.node = c.str("node")
+	case "vm", "ct":
+		sc.node = c.str("node")
+		sc.vmid = c.intParam("vmid", 0)
+	}
+	return sc
+}
+
+// firewallConfFor returns the parsed file of a scope, empty when the file
+// does not exist yet: PVE's loaders read a missing file as an empty
+// configuration (pve-firewall src/PVE/Firewall.pm generic_fw_config_parser).
+// A guest's file is keyed by VMID alone (firewall/VMID.fw), whichever node
+// the call names.
+func (cl *Cluster) firewallConfFor(scope firewallScope) *FirewallConf {
+	if cl.Firewall == nil {
+		cl.Firewall = newFirewallState()
+	}
+	fw := cl.Firewall
+	switch scope.kind {
+	case "host":
+		if fw.Hosts[scope.node] == nil {
+			fw.Hosts[scope.node] = &FirewallConf{}
+		}
+		return fw.Hosts[scope.node]
+	case "vm", "ct":
+		if fw.Guests[scope.vmid] == nil {
+			fw.Guests[scope.vmid] = &FirewallConf{}
+		}
+		return fw.Guests[scope.vmid]
+	default:
+		if fw.Cluster == nil {
+			fw.Cluster = &FirewallConf{}
+		}
+		return fw.Cluster
+	}
+}

@@ -91,6 +91,9 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 		cl.UnlockGuest(vmid, "disk")
 		return nil, err
 	}
+	// pve-container src/PVE/API2/LXC.pm clone_vm: clone_vmfw_conf once the
+	// new config is created and locked, before the worker.
+	cloneGuestFirewall(cl, vmid, newid)
 	running := src.Status == "running"
 	// The worker holds no flock for its run (noLockTasks); as it starts it
 	// checks that the source still runs or not as the handler saw it
@@ -112,6 +115,7 @@ func (s *Sim) cloneLXC(c *call) (any, error) {
 				if g := cl.Guests[newid]; g != nil && g.Lock() == "create" {
 					cl.RemoveGuest(newid)
 				}
+				removeGuestFirewall(cl, newid) // clone_vm $realcmd: remove_vmfw_conf($newid)
 				// pve-container src/PVE/API2/LXC.pm clone_vm $realcmd
 				return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			}

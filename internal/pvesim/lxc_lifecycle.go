@@ -66,6 +66,9 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 			if err := destroyCT(cl, g, false, unreferenced, t); err != nil {
 				return err
 			}
+			// pve-container src/PVE/API2/LXC.pm destroy_vm: remove_vmfw_conf
+			// after destroy_lxc_container and remove_vm_access.
+			removeGuestFirewall(cl, vmid)
 			if purge {
 				t.Log("purging CT %d from related configurations..", vmid)
 			}

@@ -81,7 +81,13 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 			// The temporary config holding only "lock: clone" (W11:
 			// nameless while the task runs), written before the disks are
 			// copied.
-			return cl.AddGuest(&Guest{VMID: newid, Node: node, Type: QEMU, Config: map[string]string{"lock": "clone"}})
+			if err := cl.AddGuest(&Guest{VMID: newid, Node: node, Type: QEMU, Config: map[string]string{"lock": "clone"}}); err != nil {
+				return err
+			}
+			// qemu-server src/PVE/API2/Qemu.pm clone_vm $clonefn:
+			// clone_vmfw_conf right after the temporary config.
+			cloneGuestFirewall(cl, vmid, newid)
+			return nil
 		},
 		work: func(t *Task) error {
 			t.Log("creating a clone of VM %d with ID %d", vmid, newid)
@@ -90,6 +96,7 @@ func (s *Sim) cloneQemu(c *call) (any, error) {
 				if g := cl.Guests[newid]; g != nil && g.Lock() == "clone" {
 					cl.RemoveGuest(newid)
 				}
+				removeGuestFirewall(cl, newid) // clone_vm $clonefn: remove_vmfw_conf($newid)
 				// qemu-server src/PVE/API2/Qemu.pm clone_vm $clonefn: die "clone failed: $err"
 				return errorf("clone failed: %s", strings.TrimSuffix(asAPIError(err).message, "\n"))
 			}

@@ -45,6 +45,9 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 			return err
 		}
 		destroyVM(cl, g, unreferenced, t)
+		// qemu-server src/PVE/API2/Qemu.pm destroy_vm: remove_vmfw_conf
+		// after destroy_vm and remove_vm_access.
+		removeGuestFirewall(cl, vmid)
 		if purge {
 			t.Log("purging VM %d from related configurations..", vmid)
 		}

@@ -138,6 +138,8 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
+	s.registerFirewallRoutes()
+	s.registerFirewallSetRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -192,6 +192,7 @@ func (n *routeNode) match(segs []string, vars map[string]string) *routeNode {
 // splits it, and below /nodes/{node}/storage/{storage}/content the rest of
 // the path is one fragment (PVE mounts that subtree with an empty fragment
 // delimiter), so a volume id may be sent with its '/' raw or as %2F (W46).
+// The same holds for the CIDR below a firewall IPSet (greedyTails).
 func Lookup(httpMethod, path string) (m *Method, vars map[string]string, pathFound bool) {
 	return Default().Lookup(httpMethod, path)
 }
@@ -234,21 +235,43 @@ func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
-// greedyTail is the one subtree PVE registers with fragmentDelimiter ”:
-// pve-storage's content API, because volume ids contain '/'.
-var greedyTail = []string{"nodes", "", "storage", "", "content"}
+// greedyTails are the mount points PVE registers with an empty
+// fragmentDelimiter: once the router has matched such a point, it joins the
+// remaining fragments with '/' into one (pve-common src/PVE/RESTHandler.pm map_path_to_methods).
+// An empty string stands for a path variable. pve-storage mounts its content
+// API below .../content because volume ids contain '/'; pve-firewall mounts
+// each IPSet below its {name} because a CIDR contains '/'
+// (src/PVE/API2/Firewall/IPSet.pm ClusterIPSetList, VMIPSetList,
+// CTIPSetList).
+var greedyTails = [][]string{
+	{"nodes", "", "storage", "", "content"},
+	{"cluster", "firewall", "ipset", ""},
+	{"nodes", "", "qemu", "", "firewall", "ipset", ""},
+	{"nodes", "", "lxc", "", "firewall", "ipset", ""},
+}
 
 func joinGreedyTail(segs []string) []string {
-	if len(segs) <= len(greedyTail)+1 {
-		return segs
-	}
-	for i, want := range greedyTail {
-		if want != "" && segs[i] != want {
-			return segs
+	for _, tail := range greedyTails {
+		if joined, ok := joinAfter(tail, segs); ok {
+			return joined
 		}
 	}
-	head := segs[:len(greedyTail)]
-	return append(head[:len(head):len(head)], strings.Join(segs[len(greedyTail):], "/"))
+	return segs
+}
+
+// joinAfter joins the fragments after the mount point into one when segs
+// starts with it and more than one fragment follows.
+func joinAfter(mount, segs []string) ([]string, bool) {
+	if len(segs) <= len(mount)+1 {
+		return nil, false
+	}
+	for i, want := range mount {
+		if want != "" && segs[i] != want {
+			return nil, false
+		}
+	}
+	head := segs[:len(mount)]
+	return append(head[:len(head):len(head)], strings.Join(segs[len(mount):], "/")), true
 }
 
 // Known tells whether PVE defines httpMethod on path.

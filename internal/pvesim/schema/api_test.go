@@ -31,6 +31,25 @@ func TestLookup(t *testing.T) {
 			map[string]string{"node": "pve1", "storage": "local", "volume": "local:vztmpl/a/b.tar.zst"}, true},
 		{"GET", "/nodes/pve1/storage/local/content", "index", "/nodes/{node}/storage/{storage}/content",
 			map[string]string{"node": "pve1", "storage": "local"}, true},
+		// An IPSet entry's CIDR is one fragment below the set's name, raw or
+		// percent-encoded; empty fragments are skipped before the join
+		// (pve-firewall src/PVE/API2/Firewall/IPSet.pm fragmentDelimiter).
+		{"GET", "/cluster/firewall/ipset/myset/10.0.0.0/24", "read_ip", "/cluster/firewall/ipset/{name}/{cidr}",
+			map[string]string{"name": "myset", "cidr": "10.0.0.0/24"}, true},
+		{"PUT", "/cluster/firewall/ipset/myset/10.0.0.0%2F24", "update_ip", "/cluster/firewall/ipset/{name}/{cidr}",
+			map[string]string{"name": "myset", "cidr": "10.0.0.0/24"}, true},
+		{"DELETE", "/cluster/firewall/ipset/myset/10.0.0.0//24/", "remove_ip", "/cluster/firewall/ipset/{name}/{cidr}",
+			map[string]string{"name": "myset", "cidr": "10.0.0.0/24"}, true},
+		{"GET", "/cluster/firewall/ipset/myset/10.0.0.5", "read_ip", "/cluster/firewall/ipset/{name}/{cidr}",
+			map[string]string{"name": "myset", "cidr": "10.0.0.5"}, true},
+		{"GET", "/cluster/firewall/ipset/myset/", "get_ipset", "/cluster/firewall/ipset/{name}",
+			map[string]string{"name": "myset"}, true},
+		{"DELETE", "/nodes/pve1/qemu/100/firewall/ipset/web/fe80::%2F64", "remove_ip", "/nodes/{node}/qemu/{vmid}/firewall/ipset/{name}/{cidr}",
+			map[string]string{"node": "pve1", "vmid": "100", "name": "web", "cidr": "fe80::/64"}, true},
+		{"GET", "/nodes/pve1/lxc/200/firewall/ipset/web/dc/alias1", "read_ip", "/nodes/{node}/lxc/{vmid}/firewall/ipset/{name}/{cidr}",
+			map[string]string{"node": "pve1", "vmid": "200", "name": "web", "cidr": "dc/alias1"}, true},
+		// Aliases have no such mount: a '/' there is a fragment of its own.
+		{"GET", "/cluster/firewall/aliases/a/b", "", "", nil, false},
 		// The whole path is percent-decoded before it is split.
 		{"GET", "/nodes/pve1%2Fqemu", "vmlist", "/nodes/{node}/qemu", map[string]string{"node": "pve1"}, true},
 		// Known path, unknown method.

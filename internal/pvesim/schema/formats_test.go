@@ -218,11 +218,9 @@ func TestPatternIsAnchoredStrictly(t *testing.T) {
 func TestUncheckedFormats(t *testing.T) {
 	t.Parallel()
 	want := []string{
-		"FullRangeCIDR", "IPorCIDR", "IPorCIDRorAlias", "pem-certificate", "pem-certificate-chain",
+		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
 		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-calendar-event", "pve-command-batch",
-		"pve-dir-override", "pve-fw-addr-spec", "pve-fw-conntrack-helper",
-		"pve-fw-dport-spec", "pve-fw-icmp-type-spec", "pve-fw-protocol-spec", "pve-fw-sport-spec",
-		"pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-id", "pve-sdn-fabric-wireguard-interface",
+		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-id", "pve-sdn-fabric-wireguard-interface",
 		"pve-sdn-isis-net", "pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
 		"pve-storage-path-in-property-string", "pve-storage-portal-dns",
 	}

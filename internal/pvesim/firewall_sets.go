@@ -1,0 +1,130 @@
+package pvesim
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
+)
+
+// Firewall aliases, IPSets and the references rules may use, for the
+// cluster (cluster.fw) and each guest (VMID.fw). pve-firewall
+// src/PVE/API2/Firewall/Aliases.pm, IPSet.pm, Cluster.pm refs and VM.pm
+// refs. Each change is stored the way the file writer and parser leave it
+// (see firewall_model.go): firewall_sets_aliases.go, firewall_sets_ipsets.go
+// and firewall_sets_refs.go hold the handlers.
+
+// firewallSetScope is one mount of the alias and IPSet APIs with its
+// permissions (pve-firewall src/PVE/Firewall.pm rules_audit_permissions,
+// rules_modify_permissions for the rule_env of each subclass).
+type firewallSetScope struct {
+	kind   string
+	prefix string
+	audit  permission
+	modify permission
+}
+
+var firewallSetScopes = []firewallSetScope{
+	{
+		kind:   "cluster",
+		prefix: "/cluster/firewall",
+		audit:  permission{path: "/", privs: []string{"Sys.Audit"}},
+		modify: permission{path: "/", privs: []string{"Sys.Modify"}},
+	},
+	{
+		kind:   "vm",
+		prefix: "/nodes/{node}/qemu/{vmid}/firewall",
+		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
+		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
+	},
+	{
+		kind:   "ct",
+		prefix: "/nodes/{node}/lxc/{vmid}/firewall",
+		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
+		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
+	},
+}
+
+// firewallSetHandler is a handler that works on one scope's file.
+type firewallSetHandler func(c *call, scope firewallScope) (any, error)
+
+func (s *Sim) registerFirewallSetRoutes() {
+	for _, sc := range firewallSetScopes {
+		kind := sc.kind
+		bind := func(h firewallSetHandler) handlerFunc {
+			return func(c *call) (any, error) { return h(c, firewallScopeOf(c, kind)) }
+		}
+		aliases := sc.prefix + "/aliases"
+		s.handle(http.MethodGet, aliases, route{perm: sc.audit, handle: bind(listFirewallAliases)})
+		s.handle(http.MethodPost, aliases, route{perm: sc.modify, handle: bind(createFirewallAlias)})
+		s.handle(http.MethodGet, aliases+"/{name}", route{perm: sc.audit, handle: bind(readFirewallAlias)})
+		s.handle(http.MethodPut, aliases+"/{name}", route{perm: sc.modify, handle: bind(updateFirewallAlias)})
+		s.handle(http.MethodDelete, aliases+"/{name}", route{perm: sc.modify, handle: bind(deleteFirewallAlias)})
+
+		ipsets := sc.prefix + "/ipset"
+		s.handle(http.MethodGet, ipsets, route{perm: sc.audit, handle: bind(listFirewallIPSets)})
+		s.handle(http.MethodPost, ipsets, route{perm: sc.modify, handle: bind(createFirewallIPSet)})
+		s.handle(http.MethodGet, ipsets+"/{name}", route{perm: sc.audit, handle: bind(listFirewallIPSetEntries)})
+		s.handle(http.MethodPost, ipsets+"/{name}", route{perm: sc.modify, handle: bind(createFirewallIPSetEntry)})
+		s.handle(http.MethodDelete, ipsets+"/{name}", route{perm: sc.modify, handle: bind(deleteFirewallIPSet)})
+		s.handle(http.MethodGet, ipsets+"/{name}/{cidr}", route{perm: sc.audit, handle: bind(readFirewallIPSetEntry)})
+		s.handle(http.MethodPut, ipsets+"/{name}/{cidr}", route{perm: sc.modify, handle: bind(updateFirewallIPSetEntry)})
+		s.handle(http.MethodDelete, ipsets+"/{name}/{cidr}", route{perm: sc.modify, handle: bind(deleteFirewallIPSetEntry)})
+
+		// The refs methods carry their own permission, which is the audit
+		// one of their scope (pve-firewall src/PVE/API2/Firewall/Cluster.pm
+		// and VM.pm refs).
+		s.handle(http.MethodGet, sc.prefix+"/refs", route{perm: sc.audit, handle: bind(listFirewallRefs)})
+	}
+}
+
+// perlStringTrue is Perl's truth of a string: anything but "" and "0".
+func perlStringTrue(s string) bool { return s != "" && s != "0" }
+
+// fileComment is what is left of a comment after it went through a
+// firewall file. The API stores it only when it is true, the writer writes
+// it only when it is not blank (pve-firewall src/PVE/Firewall.pm
+// $format_aliases, $format_ipsets), and the parser takes the text after '#'
+// without the white space around it and keeps it only when it is true
+// (parse_alias, generic_fw_config_parser). A line break ends the line in
+// the file, so only the first line comes back.
+//
+// inferred: what follows a line break is read back as a line of its own;
+// the simulator drops it (INFERRED.md).
+func fileComment(s string) string {
+	if !perlStringTrue(s) || pvegrammar.IsBlank(s) {
+		return ""
+	}
+	line, _, _ := strings.Cut(s, "\n")
+	// The parser's \s works on the file's bytes: ASCII white space.
+	line = strings.Trim(line, " \t\n\v\f\r")
+	if !perlStringTrue(line) {
+		return ""
+	}
+	return line
+}
+
+// checkFirewallDigest is PVE::Tools::assert_if_modified (pve-common
+// src/PVE/Tools.pm): a given digest must match the list's current one.
+func checkFirewallDigest(c *call, current string) error {
+	if given := c.str("digest"); perlStringTrue(given) && given != current {
+		return errorf("detected modified configuration - file changed by other user? Try again.")
+	}
+	return nil
+}
+
+// withListDigest is pve-firewall src/PVE/Firewall.pm copy_list_with_digest:
+// the list digest over the entries, then added to each of them.
+func withListDigest(entries []map[string]any) ([]map[string]any, string) {
+	digest := firewallListDigest(entries)
+	for _, e := range entries {
+		e["digest"] = digest
+	}
+	return entries, digest
+}
+
+// clusterFirewallConf is cluster.fw, which guest files resolve dc/ aliases
+// against.
+func (c *call) clusterFirewallConf() *FirewallConf {
+	return c.cluster.firewallConfFor(firewallScope{kind: "cluster"})
+}

@@ -1,0 +1,134 @@
+package pvegrammar
+
+import "testing"
+
+// Net::IP->new as pve-firewall uses it (expected texts checked against
+// libnet-ip-perl 1.26).
+func TestNetIPVersion(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in      string
+		version int
+		msg     string
+	}{
+		{"1.2.3.4", 4, ""},
+		{"1.2.3.0/24", 4, ""},
+		{"10/8", 4, ""},
+		{"10", 4, ""},
+		{"1.2.3", 4, ""},
+		{"0.0.0.0/0", 4, ""},
+		{"1.2.3.0/24/5", 4, ""},
+		{"1.2.3.0/24,/24", 4, ""},
+		{"1.2.3.4-1.2.3.10", 4, ""},
+		{"1.2.3.4 - 1.2.3.9", 4, ""},
+		{"::1", 6, ""},
+		{"fe80::/10", 6, ""},
+		{"::ffff:1.2.3.4", 6, ""},
+		{"2001:db8::-2001:db8::ff", 6, ""},
+		{"1.2.3.4/24", 0, "Invalid prefix 00000001000000100000001100000100/24"},
+		{"1.2.3.4/0", 0, "Invalid prefix 00000001000000100000001100000100/0"},
+		{"1.2.3.4/33", 0, "Prefix length 33 is longer than IP address (32)"},
+		{"1.2.3.10-1.2.3.4", 0, "Begin address is greater than End address 1.2.3.10 - 1.2.3.4"},
+		{"2001:db8::ff-2001:db8::1", 0, "Begin address is greater than End address " +
+			"2001:0db8:0000:0000:0000:0000:0000:00ff - 2001:0db8:0000:0000:0000:0000:0000:0001"},
+		{"1.2.3.4-1.2.3.300", 0, "Invalid quad in IP address 1.2.3.300 - 300"},
+		{"1.2.3.4-::1", 0, "Not a valid IPv4 address ::1"},
+		{"1.2.3.4-1.2.3.4.5", 0, "Not a valid IPv address 1.2.3.4.5"},
+		{"256.1.1.1", 0, "Invalid quad in IP address 256.1.1.1 - 256"},
+		{"a.b.c.d", 0, "Invalid chars in IP a.b.c.d"},
+		{"1.2.3.4.5", 0, "Invalid IP address 1.2.3.4.5"},
+		{"1..2", 0, "Empty quad in IP address 1..2"},
+		{".1.2.3", 0, "Invalid IP .1.2.3 - starts with a dot"},
+		{"1.2.3.4:80", 0, "Invalid IP address 1.2.3.4:80"},
+		{":::1", 0, "Invalid address :::1 (More than one :: pattern)"},
+		{":1::", 0, "Invalid address :1:: (starts with :)"},
+		{"1:2:3:4:5:6:7", 0, "Invalid number of octets 1:2:3:4:5:6:7"},
+	} {
+		v, msg := NetIPVersion(tc.in)
+		if v != tc.version || msg != tc.msg {
+			t.Errorf("NetIPVersion(%q) = %d %q, want %d %q", tc.in, v, msg, tc.version, tc.msg)
+		}
+	}
+}
+
+// pve-firewall src/PVE/Firewall.pm parse_address_list.
+func TestFirewallAddressList(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in      string
+		version int
+		msg     string
+	}{
+		{"+myset", 0, ""},
+		{"+a2345678901234567890123456789012345678901234567890123456789012345", 0, "ipset name too long"},
+		{"+a234567890123456789012345678901234567890123456789012345678901234", 0, ""},
+		{"myalias", 0, ""},
+		{"dc/myalias", 0, ""},
+		{"guest/my-alias_1", 0, ""},
+		{"10.0.0.1,10.0.0.0/24", 4, ""},
+		{"fd00::1,fd00::/64", 6, ""},
+		{"10.0.0.1-10.0.0.9", 4, ""},
+		{"10.0.0.1,", 0, "extraneous commas in list"},
+		{"10.0.0.1,fd00::1", 0, "detected mixed ipv4/ipv6 addresses in address list '10.0.0.1,fd00::1'"},
+		{"10.0.0.1-10.0.0.9,10.0.1.1", 0, "you can't use a range in a list"},
+		{"10.0.0.1/24", 0, "invalid IP address: Invalid prefix 00001010000000000000000000000001/24"},
+		{"1x", 0, "invalid IP address: Invalid chars in IP 1x"},
+	} {
+		v, msg := FirewallAddressList(tc.in)
+		if v != tc.version || msg != tc.msg {
+			t.Errorf("FirewallAddressList(%q) = %d %q, want %d %q", tc.in, v, msg, tc.version, tc.msg)
+		}
+	}
+	long := "a"
+	for len(long) < 65 {
+		long += "b"
+	}
+	if _, msg := FirewallAddressList(long); msg != "alias name too long" {
+		t.Errorf("65-character alias: %q", msg)
+	}
+}
+
+// pve-firewall src/PVE/Firewall.pm parse_port_name_number_or_range, with
+// Debian netbase's service names.
+func TestFirewallPortList(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		icmp bool
+		msg  string
+	}{
+		{"22", false, ""},
+		{"80,443,8000:8080", false, ""},
+		{"ssh,http", false, ""},
+		{"65535", false, ""},
+		{"65536", false, "invalid port '65536'"},
+		{"1:65536", false, "invalid port '65536'"},
+		{"90:80", false, "backwards range '90:80' not allowed, did you mean '80:90'?"},
+		{"22,", false, "extraneous commas in list"},
+		{"nosuchservice", false, "invalid port 'nosuchservice'"},
+		{"echo-request", false, "invalid port 'echo-request'"},
+		{"echo-request", true, ""},
+		{"neighbour-solicitation", true, ""},
+		{"echo-request,22", true, "ICMP ports not allowed in port range"},
+		{"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15", false, ""},
+		{"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15:16", false, "too many entries in port list (> 15 numbers)"},
+	} {
+		if msg := FirewallPortList(tc.in, tc.icmp); msg != tc.msg {
+			t.Errorf("FirewallPortList(%q, %v) = %q, want %q", tc.in, tc.icmp, msg, tc.msg)
+		}
+	}
+}
+
+// pve-firewall src/PVE/Firewall.pm pve_fw_verify_protocol_spec over
+// Debian netbase's /etc/protocols.
+func TestFirewallProtocolKnown(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]bool{
+		"tcp": true, "udp": true, "icmp": true, "ipv6-icmp": true, "icmpv6": true,
+		"6": true, "47": true, "0": true, "": true, "TCP": false, "06": false, "tcpx": false,
+	} {
+		if got := FirewallProtocolKnown(in); got != want {
+			t.Errorf("FirewallProtocolKnown(%q) = %v", in, got)
+		}
+	}
+}

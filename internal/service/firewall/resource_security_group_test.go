@@ -1,0 +1,227 @@
+package firewall_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+)
+
+// groupAndUsers is a security group with one rule and a guest's rule list
+// that applies it.
+func groupAndUsers(tg *acctest.Target, name, comment string, vmid int) string {
+	commentLine := ""
+	if comment != "" {
+		commentLine = fmt.Sprintf("comment = %q", comment)
+	}
+	return tg.Config(fmt.Sprintf(`
+resource "pve_firewall_security_group" "web" {
+  name = %q
+  %s
+}
+
+resource "pve_firewall_rules" "web" {
+  security_group = pve_firewall_security_group.web.name
+  rules = [
+    { type = "in", action = "ACCEPT", macro = "HTTPS" },
+  ]
+}
+
+resource "pve_firewall_rules" "guest" {
+  vmid = %d
+  rules = [
+    { type = "group", action = pve_firewall_security_group.web.ref, iface = "net0" },
+    { type = "in", action = "DROP", log = "info" },
+  ]
+}
+`, name, commentLine, vmid))
+}
+
+// addGuest puts a VM into the simulated cluster, for firewall tests that
+// need a guest but not its lifecycle.
+func addGuest(t *testing.T, tg *acctest.Target, vmid int) {
+	t.Helper()
+	if err := tg.Sim.AddGuest(pvesim.Guest{VMID: vmid, Node: "pve1", Type: pvesim.QEMU,
+		Config: map[string]string{"name": "web", "net0": "virtio=BC:24:11:00:00:01,bridge=vmbr0,firewall=1"}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A security group renamed in place keeps its rules, and PVE carries the
+// new name into every rule that uses it: the plan after is empty.
+func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("needs a guest made inside the simulator")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	addGuest(t, tg, 100)
+	guestRules := pveapi.FirewallRuleList{Scope: pveapi.FirewallScope{Node: "pve1", GuestType: "qemu", VMID: 100}}
+	update := func(addr string) plancheck.PlanCheck {
+		return plancheck.ExpectResourceAction(addr, plancheck.ResourceActionUpdate)
+	}
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(_ *terraform.State) error {
+			groups, err := tg.Client.SecurityGroups(context.Background())
+			if err == nil && len(groups) > 0 {
+				err = fmt.Errorf("security groups left after destroy: %v", groups)
+			}
+			return err
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: groupAndUsers(tg, "web", "web tier", 100),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("pve_firewall_security_group.web", tfjsonpath.New("ref"), knownvalue.StringExact("web")),
+					expectLiveRules(tg, guestRules, "group web enable=1", "in DROP enable=1"),
+					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "web"}, "in ACCEPT HTTPS enable=1"),
+				},
+			},
+			{
+				Config: groupAndUsers(tg, "webtier", "", 100),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					update("pve_firewall_security_group.web"), update("pve_firewall_rules.web"), update("pve_firewall_rules.guest"),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					expectLiveRules(tg, guestRules, "group webtier enable=1", "in DROP enable=1"),
+					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "webtier"}, "in ACCEPT HTTPS enable=1"),
+					statecheck.ExpectKnownValue("pve_firewall_security_group.web", tfjsonpath.New("comment"), knownvalue.Null()),
+				},
+			},
+			{
+				ResourceName:      "pve_firewall_security_group.web",
+				ImportState:       true,
+				ImportStateId:     "webtier",
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:      "pve_firewall_rules.web",
+				ImportState:       true,
+				ImportStateId:     "group/webtier",
+				ImportStateVerify: true,
+			},
+			{
+				ResourceName:      "pve_firewall_rules.guest",
+				ImportState:       true,
+				ImportStateId:     "guest/100",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
+
+func TestAccFirewallSecurityGroup_badNames(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	for name, want := range map[string]string{
+		"Web":                 `lowercase`,
+		"a":                   `name`,
+		"1web":                `name`,
+		"a-very-long-name-xx": `name`,
+	} {
+		tg.Run(t, resource.TestCase{Steps: []resource.TestStep{{
+			Config:      tg.Config(fmt.Sprintf("resource \"pve_firewall_security_group\" \"web\" {\n  name = %q\n}\n", name)),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(want),
+		}}})
+	}
+}
+
+// A guest's firewall goes with the guest: updating the guest keeps it,
+// replacing the guest leaves nothing of the old one's.
+func TestAccFirewallRules_guestReplacedOrUpdated(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("replaces a guest at fixed VMIDs, which a live node may use")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	config := func(vmid int, name string) string {
+		return tg.Config(fmt.Sprintf(`
+resource "pve_vm" "web" {
+  node          = "pve1"
+  vmid          = %d
+  name          = %q
+  scsi_hardware = "virtio-scsi-single"
+  memory        = { size = 1024 }
+  disks = {
+    scsi0 = { storage = "local-lvm", size = 2 }
+  }
+  network = {
+    net0 = { bridge = "vmbr0", firewall = true }
+  }
+}
+
+resource "pve_firewall_rules" "web" {
+  vmid = pve_vm.web.vmid
+  rules = [
+    { type = "in", action = "ACCEPT", macro = "SSH", iface = "net0" },
+  ]
+  lifecycle {
+    replace_triggered_by = [pve_vm.web.id]
+  }
+}
+`, vmid, name))
+	}
+	firstVMID, secondVMID := 120, 0
+	watch := acctest.NewPathWriteWatch(tg, fmt.Sprintf("/nodes/pve1/qemu/%d/firewall", firstVMID))
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config(firstVMID, "web")},
+			{
+				// An update of the guest leaves its firewall alone.
+				PreConfig: watch.Mark,
+				Config:    config(firstVMID, "web-1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("pve_vm.web", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("pve_firewall_rules.web", plancheck.ResourceActionNoop),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					watch.None(),
+					expectLiveRules(tg, guestList(firstVMID), "in ACCEPT SSH enable=1"),
+				},
+			},
+			{
+				// A replaced guest: the old one's firewall went with it,
+				// the new one gets the rules.
+				PreConfig: func() { secondVMID = firstVMID + 1 },
+				Config:    config(firstVMID+1, "web-1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("pve_vm.web", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction("pve_firewall_rules.web", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					acctest.CheckState(func(*tfjson.State) error {
+						old, _, err := tg.Client.FirewallRules(context.Background(), guestList(firstVMID))
+						if err == nil && len(old) > 0 {
+							err = fmt.Errorf("the replaced guest %d still has firewall rules: %v", firstVMID, old)
+						}
+						return err
+					}),
+					acctest.CheckState(func(*tfjson.State) error {
+						got, err := liveRules(tg, guestList(secondVMID))
+						if err == nil && (len(got) != 1 || got[0] != "in ACCEPT SSH enable=1") {
+							err = fmt.Errorf("new guest's rules: %v", got)
+						}
+						return err
+					}),
+				},
+			},
+		},
+	})
+}
+
+func guestList(vmid int) pveapi.FirewallRuleList {
+	return pveapi.FirewallRuleList{Scope: pveapi.FirewallScope{Node: "pve1", GuestType: "qemu", VMID: vmid}}
+}
