@@ -32,7 +32,7 @@ func parseAliasID(id string) (scopeRef, string, error) {
 	if scope.kind() == nodeScope {
 		return scopeRef{}, "", fmt.Errorf("%q names a node's firewall, which has no aliases: import a cluster alias as cluster/NAME or a guest's as guest/VMID/NAME", id)
 	}
-	if err := validateFirewallName(name); err != nil {
+	if err := validateAliasName(name); err != nil {
 		return scopeRef{}, "", fmt.Errorf("%q does not end in an alias name (cluster/NAME or guest/VMID/NAME): the name %w", id, err)
 	}
 	return scope, name, nil

@@ -37,13 +37,13 @@ func TestNormalizeAliasCIDR(t *testing.T) {
 
 func TestValidateFirewallName(t *testing.T) {
 	for _, ok := range []string{"ab", "Office", "web-servers_2", strings.Repeat("a", 64)} {
-		if err := validateFirewallName(ok); err != nil {
-			t.Errorf("validateFirewallName(%q) = %v", ok, err)
+		if err := validateAliasName(ok); err != nil {
+			t.Errorf("validateAliasName(%q) = %v", ok, err)
 		}
 	}
 	for _, bad := range []string{"a", "1web", "-web", "web servers", "web.servers", strings.Repeat("a", 65), "dc/web"} {
-		if validateFirewallName(bad) == nil {
-			t.Errorf("validateFirewallName(%q) accepted", bad)
+		if validateAliasName(bad) == nil {
+			t.Errorf("validateAliasName(%q) accepted", bad)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // ipsetModel is pve_firewall_ipset's Terraform state.
@@ -43,11 +44,11 @@ func ipsetID(scope scopeRef, name string) string { return scope.String() + "/" +
 // (pve-firewall src/PVE/Firewall.pm generic_fw_config_parser): a set
 // created as "Office" is read back as "office".
 func validateIPSetName(name string) error {
-	if err := validateFirewallName(name); err != nil {
+	if err := wire.ValidateFirewallName(wire.FirewallIPSetName, name); err != nil {
 		return err
 	}
 	if lower := strings.ToLower(name); lower != name {
-		return fmt.Errorf("must be lowercase: PVE would store the IP set as %q", lower)
+		return fmt.Errorf("IP set name %q must be lowercase: PVE would store the IP set as %q", name, lower)
 	}
 	return nil
 }
@@ -175,7 +176,7 @@ func (m entryMap) digest() string {
 		}
 		list = append(list, item)
 	}
-	return firewallListDigest(list)
+	return wire.FirewallListDigest(list)
 }
 
 // firstDifference names one address where two sets differ, "" when they

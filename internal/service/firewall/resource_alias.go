@@ -47,7 +47,7 @@ func (r *aliasResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"PVE matches alias names without regard to case and keeps the spelling given. " +
 			"Changing it renames the alias in place; rules and IP sets that name the alias are not rewritten by PVE.",
 		Required:   true,
-		Validators: []validator.String{nameValidator()},
+		Validators: []validator.String{nameValidator(validateAliasName)},
 	}
 	attrs["cidr"] = schema.StringAttribute{
 		MarkdownDescription: "The IPv4 or IPv6 address or network (CIDR notation) the alias stands for, e.g. `192.0.2.10` or `10.0.0.0/24`. " +

@@ -63,7 +63,8 @@ func addWriteError(diags *diag.Diagnostics, summary string, err error) {
 // digestKey is the private state key of the digests a resource keeps.
 const digestKey = "digests"
 
-// digests are the list digests a resource keeps between runs.
+// digests are the list digests a resource keeps between runs (privateGetter
+// and privateSetter are in rules_writer.go).
 type digests struct {
 	// Aliases is the digest of the firewall's alias list.
 	Aliases string `json:"aliases,omitempty"`
@@ -73,19 +74,9 @@ type digests struct {
 	Entries string `json:"entries,omitempty"`
 }
 
-// privateState is the part of a request or response that holds private
-// state.
-type privateState interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
 // readDigests reads the kept digests; none kept (an old state, an import)
 // is no digest.
-func readDigests(ctx context.Context, p privateState) digests {
+func readDigests(ctx context.Context, p privateGetter) digests {
 	var d digests
 	if p == nil {
 		return d

@@ -2,6 +2,8 @@ package firewall_test
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -33,4 +35,14 @@ func destroyGuestOutside(t *testing.T, tg *acctest.Target, g *acctest.Guest) {
 	t.Helper()
 	upid, err := tg.Client.DeleteGuest(context.Background(), g.Node, pveapi.GuestTypeQemu, g.VMID, true, true)
 	tg.Outside(t, "destroy the guest", upid, err)
+}
+
+// wrapped matches text in Terraform's output, which wraps long diagnostic
+// lines between words.
+func wrapped(text string) *regexp.Regexp {
+	words := strings.Fields(text)
+	for i, w := range words {
+		words[i] = regexp.QuoteMeta(w)
+	}
+	return regexp.MustCompile(strings.Join(words, `\s+`))
 }

@@ -254,22 +254,22 @@ func TestAccFirewallAlias_badInput(t *testing.T) {
 			{
 				Config:      aliasConfig(tg, "1office", "192.0.2.1", ""),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute name must start with a letter`),
+				ExpectError: wrapped(`Attribute name is not a name PVE accepts: alias name "1office" must be at least 2 characters: a letter, then letters, digits,`),
 			},
 			{
 				Config:      aliasConfig(tg, "office", "192.0.2.300", ""),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute cidr must be an IPv4 or IPv6 address`),
+				ExpectError: wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: "192.0.2.300" does not look like a valid IP address`),
 			},
 			{
 				Config:      aliasConfig(tg, "office", "192.0.2.0/33", ""),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute cidr has an invalid prefix length`),
+				ExpectError: wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: prefix length 33 in "192.0.2.0/33" is longer than the address`),
 			},
 			{
 				Config:      aliasConfig(tg, "office", "192.0.2.1", "  comment = \" padded\"\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute comment must not start or end with white space`),
+				ExpectError: wrapped(`Attribute comment must not start or end with white space: PVE would store "padded"`),
 			},
 			{
 				Config:      aliasConfig(tg, "office", "192.0.2.1", "  vmid = 99\n"),

@@ -50,7 +50,7 @@ func (r *ipsetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 			"(PVE stores IP set names in lowercase). Rules refer to it as `+NAME` (`+dc/NAME`, `+guest/NAME`). " +
 			"Changing it renames the set in place; rules that name the set are not rewritten by PVE.",
 		Required:   true,
-		Validators: []validator.String{grammarValidator{check: validateIPSetName, description: "2 to 64 lowercase letters, digits, '-' and '_', starting with a letter"}},
+		Validators: []validator.String{nameValidator(validateIPSetName)},
 	}
 	attrs["comment"] = schema.StringAttribute{
 		MarkdownDescription: "A comment shown in the PVE web UI: one line.",

@@ -311,22 +311,22 @@ func TestAccFirewallIPSet_badInput(t *testing.T) {
 			{
 				Config:      ipsetConfig(tg, "Trusted", ""),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute name must be lowercase: PVE would store the IP set as\s+"trusted"`),
+				ExpectError: wrapped(`Attribute name is not a name PVE accepts: IP set name "Trusted" must be lowercase: PVE would store the IP set as "trusted"`),
 			},
 			{
 				Config:      ipsetConfig(tg, "t", ""),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute name must be 2 to 64 characters long`),
+				ExpectError: wrapped(`Attribute name is not a name PVE accepts: IP set name "t" must be at least 2 characters`),
 			},
 			{
 				Config:      ipsetConfig(tg, "trusted", "  entries = { \"192.0.2.300\" = {} }\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute entries\["192.0.2.300"\] must be an IPv4 or IPv6 address, a network\s+in CIDR notation, or an alias`),
+				ExpectError: wrapped(`Attribute entries["192.0.2.300"] must be an IPv4 or IPv6 address, a network in CIDR notation, or an alias`),
 			},
 			{
 				Config:      ipsetConfig(tg, "trusted", "  entries = { \"0.0.0.0/0\" = {} }\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`must not have a zero prefix length`),
+				ExpectError: wrapped(`a zero prefix is not allowed in ipset entries`),
 			},
 			{
 				Config:      ipsetConfig(tg, "trusted", "  entries = {\n    \"10.0.0.5\"    = {}\n    \"10.0.0.5/32\" = { comment = \"again\" }\n  }\n"),
@@ -336,7 +336,7 @@ func TestAccFirewallIPSet_badInput(t *testing.T) {
 			{
 				Config:      ipsetConfig(tg, "trusted", "  entries = { \"10.0.0.0/24\" = { comment = \"two\\nlines\" } }\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`comment must be a single line`),
+				ExpectError: wrapped(`Attribute entries["10.0.0.0/24"].comment must be a single line`),
 			},
 		},
 	})
