@@ -50,7 +50,7 @@ func TestAliasDigestGuard(t *testing.T) {
 	if got := writesOf(p); len(got) != 2 {
 		t.Errorf("writes %v, want the refused PUT and the one with the new digest", got)
 	}
-	if a, found, err := pveAlias(&acctest.Target{Client: p.Client}, clusterFW, "mine"); err != nil || !found || a.CIDR != "192.0.2.10" || a.Comment != "moved" {
+	if a, found, err := pveAlias(p.Client, clusterFW, "mine"); err != nil || !found || a.CIDR != "192.0.2.10" || a.Comment != "moved" {
 		t.Errorf("PVE has %+v (found %t, %v)", a, found, err)
 	}
 
@@ -65,7 +65,21 @@ func TestAliasDigestGuard(t *testing.T) {
 	if got := writesOf(p); len(got) != 1 || !strings.HasPrefix(got[0], "PUT ") {
 		t.Errorf("writes %v, want the one refused PUT", got)
 	}
-	if a, _, _ := pveAlias(&acctest.Target{Client: p.Client}, clusterFW, "mine"); a.CIDR != "192.0.2.10" || a.Comment != "edited" {
+	if a, _, _ := pveAlias(p.Client, clusterFW, "mine"); a.CIDR != "192.0.2.10" || a.Comment != "edited" {
 		t.Errorf("PVE has %+v, want the other client's change kept", a)
+	}
+
+	// Nor is it deleted on the strength of the stale state.
+	acctest.WantAll(t, "the destroy's error", diagError(r.destroy(t, state, private)), "Changed Outside Terraform", `comment "edited"`)
+	if _, found, _ := pveAlias(p.Client, clusterFW, "mine"); !found {
+		t.Error("the alias changed outside Terraform was deleted")
+	}
+	// After a refresh the delete goes through.
+	state, private = r.read(t, state, private)
+	if msg := diagError(r.destroy(t, state, private)); msg != "" {
+		t.Fatal(msg)
+	}
+	if _, found, _ := pveAlias(p.Client, clusterFW, "mine"); found {
+		t.Error("the alias is still there after the destroy")
 	}
 }

@@ -30,8 +30,8 @@ func aliasConfig(tg *acctest.Target, name, cidr, extra string) string {
 }
 
 // pveAlias reads an alias as PVE holds it.
-func pveAlias(tg *acctest.Target, fw pveapi.FirewallScope, name string) (pveapi.FirewallAlias, bool, error) {
-	aliases, err := tg.Client.FirewallAliases(context.Background(), fw)
+func pveAlias(client *pveapi.Client, fw pveapi.FirewallScope, name string) (pveapi.FirewallAlias, bool, error) {
+	aliases, err := client.FirewallAliases(context.Background(), fw)
 	if err != nil {
 		return pveapi.FirewallAlias{}, false, err
 	}
@@ -47,7 +47,7 @@ func pveAlias(tg *acctest.Target, fw pveapi.FirewallScope, name string) (pveapi.
 // comment.
 func checkPVEAlias(tg *acctest.Target, fw pveapi.FirewallScope, name, cidr, comment string) statecheck.StateCheck {
 	return acctest.CheckState(func(*tfjson.State) error {
-		a, found, err := pveAlias(tg, fw, name)
+		a, found, err := pveAlias(tg.Client, fw, name)
 		if err != nil {
 			return err
 		}
@@ -63,7 +63,7 @@ func checkPVEAlias(tg *acctest.Target, fw pveapi.FirewallScope, name, cidr, comm
 
 func checkAliasGone(tg *acctest.Target, fw pveapi.FirewallScope, name string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
-		_, found, err := pveAlias(tg, fw, name)
+		_, found, err := pveAlias(tg.Client, fw, name)
 		if err != nil {
 			return err
 		}
@@ -306,7 +306,7 @@ resource "pve_firewall_alias" "test" {
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					guest.Check(func() error {
-						a, found, err := pveAlias(tg, guestFW(guest), name)
+						a, found, err := pveAlias(tg.Client, guestFW(guest), name)
 						if err != nil || !found || a.CIDR != "10.0.0.0/24" {
 							return fmt.Errorf("guest alias %s: %+v found %t: %w", name, a, found, err)
 						}

@@ -85,6 +85,19 @@ func (r rpcResource) apply(tb testing.TB, prior *tfprotov6.DynamicValue, private
 	return resp.NewState, resp.Private, resp.Diagnostics
 }
 
+// destroy applies the deletion of state, kept with private.
+func (r rpcResource) destroy(tb testing.TB, state *tfprotov6.DynamicValue, private []byte) []*tfprotov6.Diagnostic {
+	tb.Helper()
+	null := r.p.NullState(tb, r.typ)
+	resp, err := r.p.Server.ApplyResourceChange(context.Background(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: r.typ, PriorState: state, PlannedState: null, Config: null, PlannedPrivate: private,
+	})
+	if err != nil {
+		tb.Fatalf("destroy %s: %v", r.typ, err)
+	}
+	return resp.Diagnostics
+}
+
 // isNoop tells whether planning config against state changes nothing.
 func (r rpcResource) isNoop(tb testing.TB, state *tfprotov6.DynamicValue, private []byte, config *tfprotov6.DynamicValue) bool {
 	tb.Helper()
