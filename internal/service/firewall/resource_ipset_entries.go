@@ -22,8 +22,6 @@ type entryWriter struct {
 	current entryMap
 	// digest is PVE's digest of current; empty when not known.
 	digest string
-	// requests counts the writes sent.
-	requests int
 }
 
 // apply sends changes: the guarded writes first, while the digest still
@@ -52,7 +50,6 @@ func (w *entryWriter) apply(ctx context.Context, changes entryChanges) error {
 		w.digest = w.current.digest()
 	}
 	for _, e := range changes.Adds {
-		w.requests++
 		err := w.client.AddIPSetEntry(ctx, w.fw, w.name, pveapi.IPSetEntry{CIDR: e.CIDR, NoMatch: pveapi.Bool01(e.NoMatch), Comment: e.Comment})
 		if err != nil {
 			return fmt.Errorf("add %s: %w", e.CIDR, err)
@@ -69,10 +66,7 @@ func (w *entryWriter) apply(ctx context.Context, changes entryChanges) error {
 // read once: if it holds exactly what this writer expects, the write goes
 // again with PVE's digest; otherwise the set changed outside Terraform.
 func (w *entryWriter) guarded(ctx context.Context, write func(digest string) error) error {
-	return guardedWrite(ctx, w.digest, func(digest string) error {
-		w.requests++
-		return write(digest)
-	}, w.recheck)
+	return guardedWrite(ctx, w.digest, write, w.recheck)
 }
 
 func (w *entryWriter) recheck(ctx context.Context) (string, error) {
