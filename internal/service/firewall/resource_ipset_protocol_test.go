@@ -2,6 +2,7 @@ package firewall_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -332,4 +333,32 @@ func BenchmarkIPSetAddOneOf5000(b *testing.B) {
 	}
 	b.ReportMetric(float64(writes)/float64(n), "writes/op")
 	b.ReportMetric(float64(reads)/float64(n), "reads/op")
+}
+
+// A digest PVE refuses while the set is exactly as expected (a kept digest
+// that is wrong): one read, and the change goes on with PVE's digest.
+func TestIPSetRecoversFromAWrongDigest(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	r := rpcResource{p: p, typ: "pve_firewall_ipset"}
+	fillIPSet(t, p.Client, "kept", []string{"10.0.0.1", "10.0.0.2"})
+	state, _ := r.importID(t, "cluster/kept")
+	// Private state as Terraform keeps it: keys to JSON values.
+	private, err := json.Marshal(map[string][]byte{"digests": []byte(`{"entries":"0000000000000000000000000000000000000000"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	p.Sim.ResetCounters()
+	_, _, diags := r.apply(t, state, private, ipsetRPCConfig(t, r, "kept", "10.0.0.2 # commented", "10.0.0.3"))
+	if msg := diagError(diags); msg != "" {
+		t.Fatal(msg)
+	}
+	reads, _ := p.Requests()
+	if got := writesOf(p); reads != 1 || len(got) != 4 {
+		t.Errorf("sent %d reads and writes %v, want 1 read and 4 writes (refused DELETE, DELETE, PUT, POST)", reads, got)
+	}
+	if lines, err := pveEntries(p.Client, clusterFW, "kept"); err != nil || strings.Join(lines, ",") != "10.0.0.2 # commented,10.0.0.3" {
+		t.Errorf("the set holds %v (%v)", lines, err)
+	}
 }
