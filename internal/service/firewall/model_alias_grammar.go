@@ -46,7 +46,13 @@ func validateFirewallComment(comment string) error {
 	if strings.ContainsAny(comment, "\r\n") {
 		return errors.New("must be a single line")
 	}
-	switch stored := wire.FirewallComment(comment); {
+	stored := wire.FirewallComment(comment)
+	if comment == "-" {
+		// "-" clears a rule's comment only (copy_rule_data); an alias or
+		// IP set entry keeps it.
+		stored = comment
+	}
+	switch {
 	case stored == "":
 		return errors.New("is one PVE keeps no comment for: leave it out for no comment")
 	case stored != comment:

@@ -49,8 +49,10 @@ func TestValidateFirewallName(t *testing.T) {
 }
 
 func TestValidateFirewallComment(t *testing.T) {
-	if err := validateFirewallComment("office network # main"); err != nil {
-		t.Errorf("a comment with '#' was refused: %v", err)
+	for _, ok := range []string{"office network # main", "-", "Büro"} {
+		if err := validateFirewallComment(ok); err != nil {
+			t.Errorf("comment %q was refused: %v", ok, err)
+		}
 	}
 	for _, bad := range []string{"", " lead", "trail ", "two\nlines", "0"} {
 		if validateFirewallComment(bad) == nil {
