@@ -110,6 +110,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storage.NewOSTemplateResource,
 		storage.NewDiskImageResource,
 		firewall.NewOptionsResource,
+		firewall.NewAliasResource,
+		firewall.NewIPSetResource,
 	}
 }
 

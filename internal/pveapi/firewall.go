@@ -239,12 +239,21 @@ func (c *Client) CreateFirewallAlias(ctx context.Context, scope FirewallScope, n
 
 // UpdateFirewallAlias rewrites an alias: its address and comment (PVE
 // drops a comment that is not sent), and its name when newName differs.
+// PVE finds the alias by its lowercased name and stores the name as the
+// request's path spells it; its rename compares lowercased names and does
+// nothing when they match. So a new spelling of the same name goes in the
+// path, and only another name goes in rename (pve-firewall
+// src/PVE/API2/Firewall/Aliases.pm register_update_alias).
 func (c *Client) UpdateFirewallAlias(ctx context.Context, scope FirewallScope, name, newName, cidr, comment, digest string) error {
 	form := url.Values{"cidr": {cidr}}
 	if comment != "" {
 		form.Set("comment", comment)
 	}
-	if newName != "" && newName != name {
+	switch {
+	case newName == "" || newName == name:
+	case strings.EqualFold(newName, name):
+		name = newName
+	default:
 		form.Set("rename", newName)
 	}
 	setDigest(form, digest)
@@ -311,16 +320,23 @@ func (c *Client) DeleteIPSet(ctx context.Context, scope FirewallScope, name stri
 	return c.Delete(ctx, ipsetPath(scope, name), query, nil)
 }
 
-// IPSetEntries reads an IP set's addresses and the set's digest.
+// IPSetEntries reads an IP set's addresses and the set's digest. PVE puts
+// the digest on each entry, so an empty set's answer carries none: its
+// digest is that of an empty list (pve-firewall src/PVE/Firewall.pm
+// copy_list_with_digest), the SHA-1 of nothing.
 func (c *Client) IPSetEntries(ctx context.Context, scope FirewallScope, name string) (entries []IPSetEntry, digest string, err error) {
 	if err := c.Get(ctx, ipsetPath(scope, name), nil, &entries); err != nil {
 		return nil, "", err
 	}
+	digest = emptyListDigest
 	if len(entries) > 0 {
 		digest = entries[0].Digest
 	}
 	return entries, digest, nil
 }
+
+// emptyListDigest is the digest PVE gives a list with no entries.
+const emptyListDigest = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
 
 // AddIPSetEntry adds an address (PVE does not check the set's digest for
 // additions).
