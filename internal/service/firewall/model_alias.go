@@ -16,6 +16,7 @@ type aliasModel struct {
 	Name    types.String `tfsdk:"name"`
 	CIDR    types.String `tfsdk:"cidr"`
 	Comment types.String `tfsdk:"comment"`
+	Ref     types.String `tfsdk:"ref"`
 }
 
 func (m aliasModel) scope() scopeRef { return scopeFromModel(types.StringNull(), m.VMID) }
@@ -58,6 +59,7 @@ func findAlias(aliases []pveapi.FirewallAlias, name string) (pveapi.FirewallAlia
 func (m *aliasModel) fromAPI(scope scopeRef, a pveapi.FirewallAlias) {
 	m.ID = types.StringValue(aliasID(scope, a.Name))
 	m.Name = types.StringValue(a.Name)
+	m.Ref = types.StringValue(scope.referencePrefix() + a.Name)
 	if !sameAliasCIDR(m.CIDR.ValueString(), a.CIDR) {
 		m.CIDR = types.StringValue(a.CIDR)
 	}

@@ -84,13 +84,13 @@ func TestAliasFromAPIKeepsSpelling(t *testing.T) {
 	m.fromAPI(scopeRef{}, pveapi.FirewallAlias{Name: "Office", CIDR: "10.0.0.5"})
 	want := aliasModel{
 		ID: types.StringValue("cluster/Office"), VMID: types.Int64Null(), Name: types.StringValue("Office"),
-		CIDR: types.StringValue("10.0.0.5/32"), Comment: types.StringNull(),
+		CIDR: types.StringValue("10.0.0.5/32"), Comment: types.StringNull(), Ref: types.StringValue("dc/Office"),
 	}
 	if diff := cmp.Diff(want, m); diff != "" {
 		t.Errorf("fromAPI (-want +got):\n%s", diff)
 	}
 	m.fromAPI(scopeRef{VMID: 100}, pveapi.FirewallAlias{Name: "Office", CIDR: "10.0.0.6", Comment: "moved"})
-	if m.CIDR.ValueString() != "10.0.0.6" || m.Comment.ValueString() != "moved" || m.ID.ValueString() != "guest/100/Office" {
+	if m.CIDR.ValueString() != "10.0.0.6" || m.Comment.ValueString() != "moved" || m.ID.ValueString() != "guest/100/Office" || m.Ref.ValueString() != "guest/Office" {
 		t.Errorf("fromAPI after an outside change = %+v", m)
 	}
 }

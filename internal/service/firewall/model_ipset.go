@@ -20,7 +20,8 @@ type ipsetModel struct {
 	Name    types.String `tfsdk:"name"`
 	Comment types.String `tfsdk:"comment"`
 	// Entries are keyed by address: PVE keeps one entry per address.
-	Entries types.Map `tfsdk:"entries"`
+	Entries types.Map    `tfsdk:"entries"`
+	Ref     types.String `tfsdk:"ref"`
 }
 
 // ipsetEntryModel is one entry's settings; its address is its key.
@@ -270,6 +271,7 @@ func (m *ipsetModel) fromAPI(scope scopeRef, set pveapi.IPSet, live entryMap) di
 	}
 	m.ID = types.StringValue(ipsetID(scope, set.Name))
 	m.Name = types.StringValue(set.Name)
+	m.Ref = types.StringValue("+" + scope.referencePrefix() + set.Name)
 	m.Comment = types.StringNull()
 	if set.Comment != "" {
 		m.Comment = types.StringValue(set.Comment)

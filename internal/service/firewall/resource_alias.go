@@ -42,6 +42,7 @@ func (r *aliasResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 		MarkdownDescription: "The alias's import id: `cluster/NAME` or `guest/VMID/NAME`.",
 		Computed:            true,
 	}
+	attrs["ref"] = refAttribute("the alias", "dc/office")
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "The alias's name: 2 to 64 letters, digits, `-` and `_`, starting with a letter. " +
 			"PVE matches alias names without regard to case and keeps the spelling given. " +
@@ -94,6 +95,7 @@ func (r *aliasResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		plan.ID = types.StringValue(aliasID(plan.scope(), plan.Name.ValueString()))
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), plan.ID)...)
+	planRef(ctx, req, resp)
 }
 
 func (r *aliasResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {

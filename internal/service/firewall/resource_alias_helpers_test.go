@@ -13,7 +13,7 @@ import (
 // guestAddr is the VM whose firewall the guest-scope tests use.
 const guestAddr = "pve_vm.fw"
 
-const guestConfig = `
+const guestVMConfig = `
 resource "pve_vm" "fw" {
   node    = "pve1"
   name    = "tfacc-fw"

@@ -74,10 +74,6 @@ func checkAliasGone(tg *acctest.Target, fw pveapi.FirewallScope, name string) re
 	}
 }
 
-func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(aliasAddr, action)}}
-}
-
 func TestAccFirewallAlias_lifecycle(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -90,7 +86,7 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           aliasConfig(tg, name, "192.0.2.10", "  comment = \"office\"\n"),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectActionOn(aliasAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("id"), knownvalue.StringExact("cluster/"+name)),
 					statecheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("vmid"), knownvalue.Null()),
@@ -100,19 +96,19 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 			{
 				// A new address, in place.
 				Config:            aliasConfig(tg, name, "192.0.2.0/24", "  comment = \"office\"\n"),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectActionOn(aliasAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.0/24", "office")},
 			},
 			{
 				// A new comment, in place.
 				Config:            aliasConfig(tg, name, "192.0.2.0/24", "  comment = \"head office\"\n"),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectActionOn(aliasAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.0/24", "head office")},
 			},
 			{
 				// No comment: PVE's PUT drops a comment it is not sent.
 				Config:           aliasConfig(tg, name, "192.0.2.0/24", ""),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(aliasAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("comment"), knownvalue.Null()),
 					checkPVEAlias(tg, clusterFW, name, "192.0.2.0/24", ""),
@@ -121,7 +117,7 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 			{
 				// A rename is in place; the old name is gone.
 				Config:           aliasConfig(tg, renamed, "192.0.2.0/24", "  comment = \"renamed\"\n"),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(aliasAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("id"), knownvalue.StringExact("cluster/"+renamed)),
 					checkPVEAlias(tg, clusterFW, renamed, "192.0.2.0/24", "renamed"),
@@ -132,7 +128,7 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 				// A new spelling of the same name: PVE matches names without
 				// regard to case and keeps the spelling it is given.
 				Config:           aliasConfig(tg, upper, "192.0.2.0/24", "  comment = \"renamed\"\n"),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(aliasAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("name"), knownvalue.StringExact(upper)),
 					checkPVEAlias(tg, clusterFW, upper, "192.0.2.0/24", "renamed"),
@@ -210,7 +206,7 @@ func TestAccFirewallAlias_disappears(t *testing.T) {
 					}
 				},
 				Config:            aliasConfig(tg, name, "192.0.2.1", ""),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionCreate),
+				ConfigPlanChecks:  expectActionOn(aliasAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.1", "")},
 			},
 		},
@@ -288,7 +284,7 @@ func TestAccFirewallAlias_guest(t *testing.T) {
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
 	guest := acctest.NewGuest(guestAddr)
-	config := tg.Config(guestConfig + fmt.Sprintf(`
+	config := tg.Config(guestVMConfig + fmt.Sprintf(`
 resource "pve_firewall_alias" "test" {
   vmid = pve_vm.fw.vmid
   name = %q

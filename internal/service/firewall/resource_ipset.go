@@ -45,6 +45,7 @@ func (r *ipsetResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 		MarkdownDescription: "The IP set's import id: `cluster/NAME` or `guest/VMID/NAME`.",
 		Computed:            true,
 	}
+	attrs["ref"] = refAttribute("the IP set", "+dc/trusted")
 	attrs["name"] = schema.StringAttribute{
 		MarkdownDescription: "The IP set's name: 2 to 64 lowercase letters, digits, `-` and `_`, starting with a letter " +
 			"(PVE stores IP set names in lowercase). Rules refer to it as `+NAME` (`+dc/NAME`, `+guest/NAME`). " +
@@ -138,6 +139,7 @@ func (r *ipsetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		id = types.StringValue(ipsetID(scopeFromModel(types.StringNull(), vmid), name.ValueString()))
 	}
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), id)...)
+	planRef(ctx, req, resp)
 }
 
 func (r *ipsetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -384,6 +386,7 @@ func saveEntries(ctx context.Context, base, plan ipsetModel, w *entryWriter, kep
 	}
 	base.Entries = entries
 	base.ID = types.StringValue(ipsetID(base.scope(), base.Name.ValueString()))
+	base.Ref = types.StringValue("+" + base.scope().referencePrefix() + base.Name.ValueString())
 	diags.Append(state.Set(ctx, base)...)
 	kept.Entries = w.digest
 	writeDigests(ctx, private, kept, diags)

@@ -379,7 +379,7 @@ func TestAccFirewallIPSet_guest(t *testing.T) {
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
 	guest := acctest.NewGuest(guestAddr)
-	config := tg.Config(guestConfig + fmt.Sprintf(`
+	config := tg.Config(guestVMConfig + fmt.Sprintf(`
 resource "pve_firewall_ipset" "test" {
   vmid    = pve_vm.fw.vmid
   name    = %q

@@ -70,10 +70,6 @@ func fixed(scope pveapi.FirewallScope) func() pveapi.FirewallScope {
 	return func() pveapi.FirewallScope { return scope }
 }
 
-func expectAction(action plancheck.ResourceActionType) resource.ConfigPlanChecks {
-	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(optionsAddr, action)}}
-}
-
 func TestAccOptions_cluster(t *testing.T) {
 	skipOnLiveCluster(t)
 	t.Parallel()
@@ -112,7 +108,7 @@ func TestAccOptions_cluster(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           optionsConfig(tg, first),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("id"), knownvalue.StringExact("cluster")),
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("enabled"), knownvalue.Bool(true)),
@@ -126,7 +122,7 @@ func TestAccOptions_cluster(t *testing.T) {
 			},
 			{
 				Config:           optionsConfig(tg, second),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("log_ratelimit"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"enabled": knownvalue.Bool(false), "rate": knownvalue.StringExact("2/second"), "burst": knownvalue.Null(),
@@ -139,7 +135,7 @@ func TestAccOptions_cluster(t *testing.T) {
 				// Removed from configuration: deleted in PVE, whose
 				// defaults apply again.
 				Config:           optionsConfig(tg, third),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("ebtables"), knownvalue.Null()),
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("log_ratelimit"), knownvalue.Null()),
@@ -170,7 +166,7 @@ func TestAccOptions_cluster(t *testing.T) {
 					setOutside(t, tg, clusterFirewall, map[string]string{"policy_in": "ACCEPT", "policy_forward": "DROP"})
 				},
 				Config:           optionsConfig(tg, third),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("policy_forward"), knownvalue.Null()),
 					checkOptions(tg, cluster, map[string]string{"policy_in": "REJECT", "policy_forward": "DROP"}),
@@ -260,7 +256,7 @@ func TestAccOptions_node(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           optionsConfig(tg, first),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("id"), knownvalue.StringExact("node/pve1")),
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("nf_conntrack_helpers"),
@@ -271,7 +267,7 @@ func TestAccOptions_node(t *testing.T) {
 			},
 			{
 				Config:           optionsConfig(tg, second),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					checkOptions(tg, node, map[string]string{"log_level_in": "warning", "log_level_forward": "nolog", "nosmurfs": "0",
 						"tcpflags": "1", "tcp_flags_log_level": "err", "smurf_log_level": "crit", "ndp": "0", "nf_conntrack_max": "131072",
@@ -282,7 +278,7 @@ func TestAccOptions_node(t *testing.T) {
 			},
 			{
 				Config:           optionsConfig(tg, third),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("nf_conntrack_max"), knownvalue.Null()),
 					checkOptions(tg, node, map[string]string{"log_level_in": "warning"},
@@ -308,7 +304,7 @@ func TestAccOptions_node(t *testing.T) {
 			{
 				PreConfig:        func() { setOutside(t, tg, node(), nil, "nf_conntrack_helpers") },
 				Config:           optionsConfig(tg, third),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					checkOptions(tg, node, map[string]string{"nf_conntrack_helpers": "ftp,sip,tftp"}),
 				},
@@ -369,7 +365,7 @@ func TestAccOptions_guest(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:           guestConfig(tg, name, first),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					check(map[string]string{"enable": "1", "macfilter": "0", "policy_in": "DROP", "log_level_in": "info"}),
 					acctest.CheckState(func(state *tfjson.State) error {
@@ -383,12 +379,12 @@ func TestAccOptions_guest(t *testing.T) {
 			},
 			{
 				Config:            guestConfig(tg, name, second),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{check(map[string]string{"enable": "0", "macfilter": "1", "ipfilter": "1", "dhcp": "1", "ndp": "0", "radv": "1", "policy_in": "ACCEPT", "policy_out": "REJECT", "log_level_in": "nolog", "log_level_out": "warning"})},
 			},
 			{
 				Config:            guestConfig(tg, name, third),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{check(map[string]string{"enable": "0", "ipfilter": "1"}, "macfilter", "dhcp", "ndp", "radv", "policy_in", "policy_out", "log_level_in", "log_level_out")},
 			},
 			{
@@ -410,7 +406,7 @@ func TestAccOptions_guest(t *testing.T) {
 			{
 				PreConfig:        func() { setOutside(t, tg, scope(), map[string]string{"ipfilter": "0", "dhcp": "1"}) },
 				Config:           guestConfig(tg, name, third),
-				ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(optionsAddr, tfjsonpath.New("dhcp"), knownvalue.Null()),
 					check(map[string]string{"ipfilter": "1", "dhcp": "1"}),
@@ -494,7 +490,7 @@ func TestAccOptions_digestRefusesConcurrentChange(t *testing.T) {
 			},
 			{
 				Config:            optionsConfig(tg, "  node = \"pve1\"\n  log_level_in = \"err\""),
-				ConfigPlanChecks:  expectAction(plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectActionOn(optionsAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{checkOptions(tg, fixed(node), map[string]string{"log_level_in": "err", "log_level_out": "crit"})},
 			},
 		},

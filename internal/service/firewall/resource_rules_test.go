@@ -67,6 +67,11 @@ func expectLiveRules(tg *acctest.Target, list pveapi.FirewallRuleList, want ...s
 	})
 }
 
+// expectActionOn plans action for the resource at addr.
+func expectActionOn(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
+}
+
 func inPort(port int) string { return fmt.Sprintf("in ACCEPT %d enable=1", port) }
 
 // Every edit of the list is the fewest requests PVE offers, by position

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
@@ -163,4 +164,45 @@ func conflictingScope(node types.String, vmid types.Int64) (path.Path, string, b
 			"a guest's firewall follows the guest from node to node.", true
 	}
 	return path.Empty(), "", false
+}
+
+// referencePrefix is how a rule names the scope of an alias or IP set:
+// "dc/" for the cluster's, "guest/" for the guest's own (pve-firewall
+// src/PVE/Firewall.pm verify_rule reads both).
+func (s scopeRef) referencePrefix() string {
+	if s.kind() == guestScope {
+		return "guest/"
+	}
+	return "dc/"
+}
+
+// refAttribute is the ref attribute of aliases and IP sets.
+func refAttribute(what, example string) schema.StringAttribute {
+	return schema.StringAttribute{
+		MarkdownDescription: "What a rule's `source` or `dest` writes to use " + what + ", for example `" + example + "`. " +
+			"Known once it exists (and again after a rename), so a rule that refers to it is written after it and " +
+			"its name is checked when the rule is planned.",
+		Computed: true,
+	}
+}
+
+// planRef keeps ref while what it names stays, and leaves it unknown when
+// the object is new or renamed, so rules that use it wait for it.
+func planRef(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || req.Plan.Raw.IsNull() {
+		return
+	}
+	var planName, stateName, stateRef types.String
+	var planVMID, stateVMID types.Int64
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("name"), &planName)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("name"), &stateName)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root("vmid"), &planVMID)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("vmid"), &stateVMID)...)
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root("ref"), &stateRef)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if planName.Equal(stateName) && planVMID.Equal(stateVMID) {
+		resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("ref"), stateRef)...)
+	}
 }
