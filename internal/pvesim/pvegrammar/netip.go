@@ -53,10 +53,7 @@ func netIPNormalize(data string) (begin, end *big.Int, version int, msg string) 
 		if msg != "" {
 			return nil, nil, 0, msg
 		}
-		bits := 32
-		if version == 6 {
-			bits = 128
-		}
+		bits := netIPBits(version)
 		cur := new(big.Int).Set(begin)
 		rest := m[2]
 		// Each "/LEN" (optionally followed by ",/LEN...") must be a prefix
@@ -224,6 +221,61 @@ func netIPExpand(ip string, version int) (*big.Int, string) {
 	}
 	b := addr.As16()
 	return new(big.Int).SetBytes(b[:]), ""
+}
+
+// netIPBits is Net/IP.pm ip_iplengths: the bits of an address.
+func netIPBits(version int) int {
+	if version == 6 {
+		return 128
+	}
+	return 32
+}
+
+// compressNetIP writes an address as Net/IP.pm ip_compress_address does:
+// IPv4 as a dotted quad; IPv6 in lowercase groups without leading zeros,
+// the run of two or more zero groups whose text (with the colons around
+// it) is longest replaced by "::", the first of equal ones. Unlike RFC
+// 5952, a run in the middle (two colons) beats an equally long one at
+// either end, and an IPv4 tail is written in hex.
+func compressNetIP(v *big.Int, version int) string {
+	if version == 4 {
+		return formatNetIP(v, 4)
+	}
+	groups := strings.Split(formatNetIP(v, 6), ":")
+	for i, g := range groups {
+		groups[i] = strings.TrimLeft(g, "0")
+		if groups[i] == "" {
+			groups[i] = "0"
+		}
+	}
+	bestStart, bestEnd, bestLen := -1, -1, 0
+	for i := 0; i < len(groups); {
+		if groups[i] != "0" {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(groups) && groups[j+1] == "0" {
+			j++
+		}
+		if j > i {
+			text := 2*(j-i+1) - 1
+			if i > 0 {
+				text++
+			}
+			if j < len(groups)-1 {
+				text++
+			}
+			if text > bestLen {
+				bestStart, bestEnd, bestLen = i, j, text
+			}
+		}
+		i = j + 1
+	}
+	if bestStart < 0 {
+		return strings.Join(groups, ":")
+	}
+	return strings.Join(groups[:bestStart], ":") + "::" + strings.Join(groups[bestEnd+1:], ":")
 }
 
 // formatNetIP writes an address as Net::IP's ip() does: dotted quad, or
