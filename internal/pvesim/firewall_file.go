@@ -150,6 +150,25 @@ func formatFirewallRules(rules []FirewallRule, allowIface bool) (string, error) 
 	return b.String(), nil
 }
 
+// firewallFileWritable formats a file's rule lists as its save does
+// (pve-firewall src/PVE/Firewall.pm save_clusterfw_conf, save_hostfw_conf,
+// save_vmfw_conf): the whole file is written whatever section changed, so
+// a rule the writer cannot format fails every save of the file, of its
+// options, aliases and IPSets too.
+func firewallFileWritable(conf *FirewallConf, kind firewallFileKind) error {
+	if _, err := formatFirewallRules(conf.Rules, true); err != nil {
+		return err
+	}
+	if kind == clusterFile {
+		for _, name := range sortedKeys(conf.Groups) {
+			if _, err := formatFirewallRules(conf.Groups[name], false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // parseFirewallRuleLine is pve-firewall src/PVE/Firewall.pm parse_fw_rule
 // before its verify_rule: the rule's fields, or false for a line the
 // parser warns about and skips.

@@ -128,6 +128,17 @@ type firewallScope struct {
 	vmid int
 }
 
+// fileKind is the file a scope's configuration lives in.
+func (s firewallScope) fileKind() firewallFileKind {
+	switch s.kind {
+	case "host":
+		return hostFile
+	case "vm", "ct":
+		return guestFile
+	}
+	return clusterFile
+}
+
 // firewallScopeOf is the scope of a firewall API call of the given kind:
 // the node for "host", the VMID for "vm" and "ct".
 func firewallScopeOf(c *call, kind string) firewallScope {

@@ -120,22 +120,6 @@ func setFirewallOptions(kind string) handlerFunc {
 	}
 }
 
-// firewallFileWritable formats a file's rule lists as its save does: a
-// rule the writer cannot format fails every save of the file.
-func firewallFileWritable(conf *FirewallConf, kind firewallFileKind) error {
-	if _, err := formatFirewallRules(conf.Rules, true); err != nil {
-		return err
-	}
-	if kind == clusterFile {
-		for _, name := range sortedKeys(conf.Groups) {
-			if _, err := formatFirewallRules(conf.Groups[name], false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // The directory indexes (pve-firewall src/PVE/API2/Firewall/Cluster.pm,
 // Host.pm and VM.pm index).
 func firewallIndex(names ...string) handlerFunc {

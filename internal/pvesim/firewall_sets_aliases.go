@@ -52,6 +52,9 @@ func createFirewallAlias(c *call, scope firewallScope) (any, error) {
 	if conf.Aliases[key] != nil {
 		return nil, paramError(map[string]string{"name": "alias '" + name + "' already exists"})
 	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
+	}
 	if conf.Aliases == nil {
 		conf.Aliases = map[string]*FirewallAlias{}
 	}
@@ -89,13 +92,17 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 	data := storedFirewallAlias(name, c.str("cidr"), c.str("comment"))
 	rename := c.str("rename")
 	renameKey := strings.ToLower(rename)
-	if perlStringTrue(rename) && renameKey != key {
+	renamed := perlStringTrue(rename) && renameKey != key
+	if renamed && conf.Aliases[renameKey] != nil {
 		// pve-firewall src/PVE/API2/Firewall/Aliases.pm
 		// register_update_alias: nothing is saved when the new name is
 		// taken.
-		if conf.Aliases[renameKey] != nil {
-			return nil, paramError(map[string]string{"name": "alias '" + rename + "' already exists"})
-		}
+		return nil, paramError(map[string]string{"name": "alias '" + rename + "' already exists"})
+	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
+	}
+	if renamed {
 		data.Name = rename
 		delete(conf.Aliases, key)
 		key = renameKey
@@ -110,6 +117,9 @@ func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
 	_, digest := firewallAliasList(conf)
 	if err := checkFirewallDigest(c, digest); err != nil {
+		return nil, err
+	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
 		return nil, err
 	}
 	delete(conf.Aliases, strings.ToLower(c.str("name")))

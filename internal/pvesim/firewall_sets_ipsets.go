@@ -84,6 +84,9 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	if hasComment {
 		comments[name] = comment
 	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
+	}
 	storeFirewallIPSets(conf, sets, comments)
 	return nil, nil
 }
@@ -122,6 +125,9 @@ func deleteFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	// pve-firewall src/PVE/API2/Firewall/IPSet.pm register_delete_ipset
 	if len(entries) > 0 && !c.boolParam("force") {
 		return nil, errorf("IPSet '%s' is not empty", name)
+	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
 	}
 	delete(conf.IPSets, name)
 	delete(conf.IPSetComments, name)
@@ -270,6 +276,9 @@ func createFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if zeroPrefix.MatchString(cidr) {
 		return nil, paramError(map[string]string{"cidr": "a zero prefix is not allowed in ipset entries"})
 	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
+	}
 	entry := &FirewallIPSetEntry{CIDR: cidr, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
 	entries = append(entries, nil)
 	copy(entries[at+1:], entries[at:])
@@ -311,6 +320,9 @@ func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if !found {
 		return nil, paramError(map[string]string{"cidr": "no such IP/Network"})
 	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+		return nil, err
+	}
 	entries[at] = &FirewallIPSetEntry{CIDR: entries[at].CIDR, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
 	return nil, nil
 }
@@ -325,6 +337,9 @@ func deleteFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 		return nil, err
 	}
 	if err := checkFirewallDigest(c, firewallIPSetDigest(entries)); err != nil {
+		return nil, err
+	}
+	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
 		return nil, err
 	}
 	if at, found := findIPSetEntry(entries, c.str("cidr")); found {
