@@ -66,7 +66,7 @@ func createFirewallAlias(c *call, scope firewallScope) (any, error) {
 // stored alias, without a digest.
 func readFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
-	a := conf.Aliases[strings.ToLower(c.str("name"))]
+	a := conf.alias(c.str("name"))
 	if a == nil {
 		return nil, paramError(map[string]string{"name": "no such alias"})
 	}
@@ -126,18 +126,27 @@ func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 	return nil, nil
 }
 
+// alias is the alias a file holds under name in any case: the parser keys
+// aliases lowercased and every lookup lowercases the name (pve-firewall
+// src/PVE/Firewall.pm parse_alias, resolve_alias, verify_rule).
+func (fc *FirewallConf) alias(name string) *FirewallAlias {
+	if fc == nil {
+		return nil
+	}
+	return fc.Aliases[strings.ToLower(name)]
+}
+
 // resolveFirewallAlias is pve-firewall src/PVE/Firewall.pm resolve_alias:
 // an unscoped name is looked up in the local file, then in cluster.fw; dc/
 // only in cluster.fw, guest/ only in the local file. local is nil where PVE
 // passes no local file (the cluster's own IPSet API).
 func resolveFirewallAlias(local, cluster *FirewallConf, scope, name string) *FirewallAlias {
-	key := strings.ToLower(name)
 	var a *FirewallAlias
-	if scope != "dc/" && local != nil {
-		a = local.Aliases[key]
+	if scope != "dc/" {
+		a = local.alias(name)
 	}
-	if scope != "guest/" && a == nil && cluster != nil {
-		a = cluster.Aliases[key]
+	if scope != "guest/" && a == nil {
+		a = cluster.alias(name)
 	}
 	return a
 }

@@ -134,6 +134,18 @@ func deleteFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	return nil, nil
 }
 
+// hasIPSet tells whether a file holds a set of exactly this name: the
+// parser keys sets lowercased, but the IPSet API and verify_rule look a
+// set up by the name as written (pve-firewall src/PVE/Firewall.pm
+// generic_fw_config_parser, verify_rule; src/PVE/API2/Firewall/IPSet.pm).
+func (fc *FirewallConf) hasIPSet(name string) bool {
+	if fc == nil {
+		return false
+	}
+	_, ok := fc.IPSets[name]
+	return ok
+}
+
 // loadFirewallIPSet is the load_config of the IPSet subclasses: the set by
 // its name as given, its entries in file order.
 // pve-firewall src/PVE/API2/Firewall/IPSet.pm ClusterIPset, VMIPset,

@@ -225,8 +225,8 @@ func IsIPv6(s string) bool { m := ipv6CIDRShape.FindStringSubmatch(s); return m 
 // AliasReference splits a value that names an alias into its scope ("",
 // "dc/" or "guest/") and the name; ok is false for anything else
 // (pve-firewall src/PVE/Firewall.pm $ip_alias_pattern as
-// pve_verify_ip_or_cidr_or_alias and src/PVE/API2/Firewall/IPSet.pm
-// register_create_ip match it).
+// parse_address_list, pve_verify_ip_or_cidr_or_alias, verify_rule and
+// src/PVE/API2/Firewall/IPSet.pm register_create_ip match it).
 func AliasReference(s string) (scope, name string, ok bool) {
 	m := firewallAliasRef.FindStringSubmatch(s)
 	if m == nil {
