@@ -38,7 +38,7 @@ func securityGroupList(cluster *FirewallConf) ([]map[string]any, string) {
 
 // pve-firewall src/PVE/API2/Firewall/Groups.pm list_security_groups
 func listSecurityGroups(c *call) (any, error) {
-	list, _ := securityGroupList(c.cluster.firewallConfFor(firewallScope{kind: "cluster"}))
+	list, _ := securityGroupList(c.cluster.clusterFirewallConf())
 	return list, nil
 }
 
@@ -49,7 +49,7 @@ func listSecurityGroups(c *call) (any, error) {
 // create_security_group).
 func createSecurityGroup(c *call) (any, error) {
 	cl := c.cluster
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	group := c.str("group")
 	comment, hasComment := c.param("comment")
 	rename := c.str("rename")
@@ -174,7 +174,7 @@ func renameGroupRules(cl *Cluster, scope firewallScope, from, to string) error {
 	if scope.kind == "host" {
 		kind = hostFile
 	}
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	rc := firewallRuleContext{cluster: cluster, fw: conf, env: scope.kind}
 	stored, err := roundTripRules(renamedGroupRefs(rc.reparseAll(conf.Rules), from, to), true, kind, rc)
 	if err != nil {
@@ -209,7 +209,7 @@ func copyGroups(cluster *FirewallConf) clusterGroups {
 // the comment trimmed and kept only when true, a newline in a comment
 // ending the header line.
 func saveClusterGroups(cl *Cluster, groups clusterGroups) error {
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	if _, err := formatFirewallRules(cluster.Rules, true); err != nil {
 		return err
 	}

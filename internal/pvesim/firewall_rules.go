@@ -41,7 +41,7 @@ type firewallRuleList struct {
 // loadFirewallRules is the load_config of the rule list a call addresses.
 func loadFirewallRules(c *call, env string) (*firewallRuleList, error) {
 	cl := c.cluster
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	l := &firewallRuleList{env: env, allowIface: true}
 	switch env {
 	case "group":
@@ -154,14 +154,6 @@ func firewallRulesAnswer(rules []FirewallRule) ([]map[string]any, string) {
 		e["digest"] = digest
 	}
 	return list, digest
-}
-
-// assertFirewallDigest is pve-common src/PVE/Tools.pm assert_if_modified.
-func assertFirewallDigest(current, given string) error {
-	if current != "" && given != "" && current != given {
-		return errorf("detected modified configuration - file changed by other user? Try again.")
-	}
-	return nil
 }
 
 // copyFirewallRuleData is pve-firewall src/PVE/Firewall.pm copy_rule_data:

@@ -81,7 +81,7 @@ func readFirewallAlias(c *call, scope firewallScope) (any, error) {
 func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
 	_, digest := firewallAliasList(conf)
-	if err := checkFirewallDigest(c, digest); err != nil {
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 		return nil, err
 	}
 	name := c.str("name")
@@ -92,7 +92,7 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 	data := storedFirewallAlias(name, c.str("cidr"), c.str("comment"))
 	rename := c.str("rename")
 	renameKey := strings.ToLower(rename)
-	renamed := perlStringTrue(rename) && renameKey != key
+	renamed := pvegrammar.PerlTruthy(rename) && renameKey != key
 	if renamed && conf.Aliases[renameKey] != nil {
 		// pve-firewall src/PVE/API2/Firewall/Aliases.pm
 		// register_update_alias: nothing is saved when the new name is
@@ -116,7 +116,7 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
 	_, digest := firewallAliasList(conf)
-	if err := checkFirewallDigest(c, digest); err != nil {
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 		return nil, err
 	}
 	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {

@@ -22,7 +22,7 @@ func firewallIPSetList(conf *FirewallConf) ([]map[string]any, string) {
 	list := make([]map[string]any, 0, len(conf.IPSets))
 	for _, name := range sortedKeys(conf.IPSets) {
 		e := map[string]any{"name": name}
-		if cm := conf.IPSetComments[name]; perlStringTrue(cm) {
+		if cm := conf.IPSetComments[name]; pvegrammar.PerlTruthy(cm) {
 			e["comment"] = cm
 		}
 		list = append(list, e)
@@ -53,9 +53,9 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 		comments[k] = v
 	}
 	comment, hasComment := c.param("comment")
-	if rename := c.str("rename"); perlStringTrue(rename) {
+	if rename := c.str("rename"); pvegrammar.PerlTruthy(rename) {
 		_, digest := firewallIPSetList(conf)
-		if err := checkFirewallDigest(c, digest); err != nil {
+		if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 			return nil, err
 		}
 		if _, ok := sets[rename]; !ok {
@@ -71,7 +71,7 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 		sets[name] = entries
 		cm := comments[rename]
 		delete(comments, rename)
-		if perlStringTrue(cm) {
+		if pvegrammar.PerlTruthy(cm) {
 			comments[name] = cm
 		}
 	} else {
@@ -104,7 +104,7 @@ func storeFirewallIPSets(conf *FirewallConf, sets map[string][]*FirewallIPSetEnt
 	for _, name := range sortedKeys(sets) {
 		key := strings.ToLower(name)
 		outSets[key] = sets[name]
-		if cm := comments[name]; perlStringTrue(cm) {
+		if cm := comments[name]; pvegrammar.PerlTruthy(cm) {
 			if read := fileComment(cm); read != "" {
 				outComments[key] = read
 			}
@@ -212,7 +212,7 @@ func (c *call) firewallIPSetEntries(scope firewallScope, conf *FirewallConf, ent
 		list[i] = firewallIPSetEntry(e)
 	}
 	list, digest := withListDigest(list)
-	local, cluster := conf, c.clusterFirewallConf()
+	local, cluster := conf, c.cluster.clusterFirewallConf()
 	for i, e := range entries {
 		if errs := parsedIPSetEntryErrors(scope, local, cluster, e); errs != nil {
 			list[i]["errors"] = errs
@@ -269,7 +269,7 @@ func createFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	}
 	cidr := c.str("cidr")
 	if aliasScope, alias, ok := pvegrammar.AliasReference(cidr); ok {
-		local, cluster := conf, c.clusterFirewallConf()
+		local, cluster := conf, c.cluster.clusterFirewallConf()
 		if scope.kind == "cluster" {
 			local = nil
 		}
@@ -325,7 +325,7 @@ func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFirewallDigest(c, firewallIPSetDigest(entries)); err != nil {
+	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
 		return nil, err
 	}
 	at, found := findIPSetEntry(entries, c.str("cidr"))
@@ -348,7 +348,7 @@ func deleteFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFirewallDigest(c, firewallIPSetDigest(entries)); err != nil {
+	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
 		return nil, err
 	}
 	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {

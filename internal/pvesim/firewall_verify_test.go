@@ -11,7 +11,7 @@ func TestFirewallRuleVerifyRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	if err := e.sim.Update(func(cl *Cluster) error {
-		fw := cl.firewallConfFor(firewallScope{kind: "cluster"})
+		fw := cl.clusterFirewallConf()
 		fw.Aliases = map[string]*FirewallAlias{
 			"office": {Name: "Office", CIDR: "10.1.0.0/16", IPVersion: 4},
 			"lab6":   {Name: "lab6", CIDR: "fd00::/64", IPVersion: 6},
