@@ -16,24 +16,15 @@ import (
 // securityGroupList is Groups.pm $get_security_group_list: the groups
 // sorted, each with its comment, and the list's digest.
 func securityGroupList(cluster *FirewallConf) ([]map[string]any, string) {
-	names := make([]string, 0, len(cluster.Groups))
-	for n := range cluster.Groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := make([]map[string]any, 0, len(names))
-	for _, n := range names {
+	list := make([]map[string]any, 0, len(cluster.Groups))
+	for _, n := range sortedKeys(cluster.Groups) {
 		e := map[string]any{"group": n}
 		if cm := cluster.GroupComments[n]; pvegrammar.PerlTruthy(cm) {
 			e["comment"] = cm
 		}
 		list = append(list, e)
 	}
-	digest := firewallListDigest(list)
-	for _, e := range list {
-		e["digest"] = digest
-	}
-	return list, digest
+	return withListDigest(list)
 }
 
 // pve-firewall src/PVE/API2/Firewall/Groups.pm list_security_groups
@@ -170,13 +161,9 @@ func renameGroupRules(cl *Cluster, scope firewallScope, from, to string) error {
 	if conf == nil {
 		return nil // no file: loading and saving it changes nothing
 	}
-	kind := guestFile
-	if scope.kind == "host" {
-		kind = hostFile
-	}
 	cluster := cl.clusterFirewallConf()
 	rc := firewallRuleContext{cluster: cluster, fw: conf, env: scope.kind}
-	stored, err := roundTripRules(renamedGroupRefs(rc.reparseAll(conf.Rules), from, to), true, kind, rc)
+	stored, err := roundTripRules(renamedGroupRefs(rc.reparseAll(conf.Rules), from, to), true, scope.fileKind(), rc)
 	if err != nil {
 		return err
 	}

@@ -67,10 +67,7 @@ func loadFirewallRules(c *call, env string) (*firewallRuleList, error) {
 		l.rules = cluster.Rules
 	default:
 		l.scope = firewallScopeOf(c, env)
-		l.kind, l.conf = guestFile, cl.firewallConfFor(l.scope)
-		if env == "host" {
-			l.kind = hostFile
-		}
+		l.kind, l.conf = l.scope.fileKind(), cl.firewallConfFor(l.scope)
 		l.parsed = firewallRuleContext{cluster: cluster, fw: l.conf, env: env}
 		l.apiCluster, l.apiFW = cluster, l.conf
 		l.rules = l.conf.Rules
@@ -87,34 +84,17 @@ func (l *firewallRuleList) save(rules []FirewallRule) error {
 	if err != nil {
 		return err
 	}
-	if l.kind == clusterFile {
-		if err := l.checkOtherClusterLists(); err != nil {
-			return err
-		}
+	replaced := fileRulesSection
+	if l.env == "group" {
+		replaced = l.group
+	}
+	if err := firewallFileWritable(l.conf, l.kind, replaced); err != nil {
+		return err
 	}
 	if l.env == "group" {
 		l.conf.Groups[l.group] = stored
 	} else {
 		l.conf.Rules = stored
-	}
-	return nil
-}
-
-// checkOtherClusterLists formats the cluster file's other rule lists as
-// save_clusterfw_conf does.
-func (l *firewallRuleList) checkOtherClusterLists() error {
-	if l.env != "cluster" {
-		if _, err := formatFirewallRules(l.conf.Rules, true); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedKeys(l.conf.Groups) {
-		if l.env == "group" && name == l.group {
-			continue
-		}
-		if _, err := formatFirewallRules(l.conf.Groups[name], false); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -142,18 +122,14 @@ func firewallRuleAnswer(r FirewallRule) map[string]any {
 	return out
 }
 
-// answerList is copy_list_with_digest: the rules with the list's digest
-// (errors do not count).
+// firewallRulesAnswer is copy_list_with_digest: the rules with the list's
+// digest (errors do not count).
 func firewallRulesAnswer(rules []FirewallRule) ([]map[string]any, string) {
 	list := make([]map[string]any, len(rules))
 	for i, r := range rules {
 		list[i] = firewallRuleAnswer(r)
 	}
-	digest := firewallListDigest(list)
-	for _, e := range list {
-		e["digest"] = digest
-	}
-	return list, digest
+	return withListDigest(list)
 }
 
 // copyFirewallRuleData is pve-firewall src/PVE/Firewall.pm copy_rule_data:

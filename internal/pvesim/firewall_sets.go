@@ -14,42 +14,14 @@ import (
 // (see firewall_model.go): firewall_sets_aliases.go, firewall_sets_ipsets.go
 // and firewall_sets_refs.go hold the handlers.
 
-// firewallSetScope is one mount of the alias and IPSet APIs with its
-// permissions (pve-firewall src/PVE/Firewall.pm rules_audit_permissions,
-// rules_modify_permissions for the rule_env of each subclass).
-type firewallSetScope struct {
-	kind   string
-	prefix string
-	audit  permission
-	modify permission
-}
-
-var firewallSetScopes = []firewallSetScope{
-	{
-		kind:   "cluster",
-		prefix: "/cluster/firewall",
-		audit:  permission{path: "/", privs: []string{"Sys.Audit"}},
-		modify: permission{path: "/", privs: []string{"Sys.Modify"}},
-	},
-	{
-		kind:   "vm",
-		prefix: "/nodes/{node}/qemu/{vmid}/firewall",
-		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
-		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
-	},
-	{
-		kind:   "ct",
-		prefix: "/nodes/{node}/lxc/{vmid}/firewall",
-		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
-		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
-	},
-}
-
 // firewallSetHandler is a handler that works on one scope's file.
 type firewallSetHandler func(c *call, scope firewallScope) (any, error)
 
 func (s *Sim) registerFirewallSetRoutes() {
-	for _, sc := range firewallSetScopes {
+	for _, sc := range firewallMounts {
+		if sc.kind == "host" {
+			continue // host.fw has no aliases or IPSets
+		}
 		kind := sc.kind
 		bind := func(h firewallSetHandler) handlerFunc {
 			return func(c *call) (any, error) { return h(c, firewallScopeOf(c, kind)) }
@@ -89,7 +61,7 @@ func (s *Sim) registerFirewallSetRoutes() {
 // inferred: what follows a line break is read back as a line of its own;
 // the simulator drops it (INFERRED.md).
 func fileComment(s string) string {
-	if !pvegrammar.PerlTruthy(s) || pvegrammar.IsBlank(s) {
+	if !commentWritten(s) {
 		return ""
 	}
 	line, _, _ := strings.Cut(s, "\n")

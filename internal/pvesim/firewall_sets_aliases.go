@@ -52,7 +52,7 @@ func createFirewallAlias(c *call, scope firewallScope) (any, error) {
 	if conf.Aliases[key] != nil {
 		return nil, paramError(map[string]string{"name": "alias '" + name + "' already exists"})
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	if conf.Aliases == nil {
@@ -99,7 +99,7 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 		// taken.
 		return nil, paramError(map[string]string{"name": "alias '" + rename + "' already exists"})
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	if renamed {
@@ -119,7 +119,7 @@ func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 		return nil, err
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	delete(conf.Aliases, strings.ToLower(c.str("name")))

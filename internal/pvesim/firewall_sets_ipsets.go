@@ -84,7 +84,7 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	if hasComment {
 		comments[name] = comment
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	storeFirewallIPSets(conf, sets, comments)
@@ -126,7 +126,7 @@ func deleteFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	if len(entries) > 0 && !c.boolParam("force") {
 		return nil, errorf("IPSet '%s' is not empty", name)
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	delete(conf.IPSets, name)
@@ -288,7 +288,7 @@ func createFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if zeroPrefix.MatchString(cidr) {
 		return nil, paramError(map[string]string{"cidr": "a zero prefix is not allowed in ipset entries"})
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	entry := &FirewallIPSetEntry{CIDR: cidr, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
@@ -332,7 +332,7 @@ func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if !found {
 		return nil, paramError(map[string]string{"cidr": "no such IP/Network"})
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	entries[at] = &FirewallIPSetEntry{CIDR: entries[at].CIDR, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
@@ -351,7 +351,7 @@ func deleteFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
 		return nil, err
 	}
-	if err := firewallFileWritable(conf, scope.fileKind()); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	if at, found := findIPSetEntry(entries, c.str("cidr")); found {
