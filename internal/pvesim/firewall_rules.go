@@ -203,14 +203,9 @@ func createFirewallRule(c *call, l *firewallRuleList) (any, error) {
 // moveto, or to the end when moveto is past the last rule, and every other
 // argument is ignored.
 func updateFirewallRule(c *call, l *firewallRuleList) (any, error) {
-	_, digest := firewallRulesAnswer(l.rules)
-	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+	pos, err := l.changedPos(c)
+	if err != nil {
 		return nil, err
-	}
-	pos := c.intParam("pos", 0)
-	if pos >= len(l.rules) {
-		// pve-firewall src/PVE/API2/Firewall/Rules.pm register_update_rule
-		return nil, errorf("no rule at position %d", pos)
 	}
 	rules := l.rules
 	if _, ok := c.param("moveto"); ok && c.intParam("moveto", 0) != pos {
@@ -248,6 +243,23 @@ func updateFirewallRule(c *call, l *firewallRuleList) (any, error) {
 	return nil, l.save(changed)
 }
 
+// changedPos is the position an update or a delete addresses, once the
+// list's digest matched (pve-firewall src/PVE/API2/Firewall/Rules.pm
+// register_update_rule, register_delete_rule).
+func (l *firewallRuleList) changedPos(c *call) (int, error) {
+	_, digest := firewallRulesAnswer(l.rules)
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+		return 0, err
+	}
+	pos := c.intParam("pos", 0)
+	if pos >= len(l.rules) {
+		// pve-firewall src/PVE/API2/Firewall/Rules.pm register_update_rule,
+		// register_delete_rule
+		return 0, errorf("no rule at position %d", pos)
+	}
+	return pos, nil
+}
+
 // deleteFirewallRuleProperties is pve-firewall src/PVE/Firewall.pm
 // delete_rule_properties.
 func deleteFirewallRuleProperties(rule map[string]string, list string) error {
@@ -269,13 +281,9 @@ func deleteFirewallRuleProperties(rule map[string]string, list string) error {
 
 // pve-firewall src/PVE/API2/Firewall/Rules.pm register_delete_rule
 func deleteFirewallRule(c *call, l *firewallRuleList) (any, error) {
-	_, digest := firewallRulesAnswer(l.rules)
-	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+	pos, err := l.changedPos(c)
+	if err != nil {
 		return nil, err
-	}
-	pos := c.intParam("pos", 0)
-	if pos >= len(l.rules) {
-		return nil, errorf("no rule at position %d", pos)
 	}
 	rules := append(append([]FirewallRule(nil), l.rules[:pos]...), l.rules[pos+1:]...)
 	return nil, l.save(rules)

@@ -319,13 +319,8 @@ func readFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 // first; nomatch and comment are both replaced, so one not given is
 // dropped.
 func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
-	conf := c.cluster.firewallConfFor(scope)
-	name := c.str("name")
-	entries, err := loadFirewallIPSet(conf, name)
+	conf, entries, err := changedIPSet(c, scope)
 	if err != nil {
-		return nil, err
-	}
-	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
 		return nil, err
 	}
 	at, found := findIPSetEntry(entries, c.str("cidr"))
@@ -342,22 +337,32 @@ func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 // pve-firewall src/PVE/API2/Firewall/IPSet.pm register_delete_ip: digest
 // first; an address that is not in the set is no error.
 func deleteFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
-	conf := c.cluster.firewallConfFor(scope)
-	name := c.str("name")
-	entries, err := loadFirewallIPSet(conf, name)
+	conf, entries, err := changedIPSet(c, scope)
 	if err != nil {
-		return nil, err
-	}
-	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
 		return nil, err
 	}
 	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	if at, found := findIPSetEntry(entries, c.str("cidr")); found {
-		conf.IPSets[name] = append(entries[:at:at], entries[at+1:]...)
+		conf.IPSets[c.str("name")] = append(entries[:at:at], entries[at+1:]...)
 	}
 	return nil, nil
+}
+
+// changedIPSet loads the set an update or a delete of an entry addresses
+// and checks its digest first (pve-firewall
+// src/PVE/API2/Firewall/IPSet.pm register_update_ip, register_delete_ip).
+func changedIPSet(c *call, scope firewallScope) (*FirewallConf, []*FirewallIPSetEntry, error) {
+	conf := c.cluster.firewallConfFor(scope)
+	entries, err := loadFirewallIPSet(conf, c.str("name"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
+		return nil, nil, err
+	}
+	return conf, entries, nil
 }
 
 func firewallIPSetDigest(entries []*FirewallIPSetEntry) string {
