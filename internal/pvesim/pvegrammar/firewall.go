@@ -28,15 +28,6 @@ var (
 	firewallPortNumber = regexp.MustCompile(`^([0-9]+)$`)
 )
 
-// perlSplitComma is Perl's split(/,/, $s): trailing empty fields dropped.
-func perlSplitComma(s string) []string {
-	parts := strings.Split(s, ",")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
-
 // FirewallAddressList is pve-firewall src/PVE/Firewall.pm
 // parse_address_list: an ipset reference "+name", an alias name
 // ("dc/"/"guest/" scoped or not), or a comma separated list of addresses,
@@ -55,7 +46,7 @@ func FirewallAddressList(str string) (int, string) {
 		}
 		return 0, ""
 	}
-	elements := perlSplitComma(str)
+	elements := perlSplitFixed(str, ",")
 	if str != strings.Join(elements, ",") {
 		return 0, "extraneous commas in list"
 	}
@@ -87,7 +78,7 @@ func FirewallAddressList(str string) (int, string) {
 // not mixed with numbers.
 func FirewallPortList(str string, icmpTypes bool) string {
 	count, icmpPort := 0, false
-	elements := perlSplitComma(str)
+	elements := perlSplitFixed(str, ",")
 	if str != strings.Join(elements, ",") {
 		return "extraneous commas in list"
 	}

@@ -149,10 +149,7 @@ func netIPIsIPv6(ip string) string {
 		// simulator words it as a plain invalid address.
 		return "Invalid IP address " + ip
 	}
-	parts := strings.Split(ip, ":")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1] // Perl's split drops trailing empty fields
-	}
+	parts := perlSplitFixed(ip, ":")
 	for k, p := range parts {
 		switch {
 		case p == "", netIPv6Group.MatchString(p):
@@ -188,10 +185,7 @@ func netIPIsIPv6(ip string) string {
 // address as an integer. Missing IPv4 quads are zero ("10" is 10.0.0.0).
 func netIPExpand(ip string, version int) (*big.Int, string) {
 	if version == 4 {
-		quads := strings.Split(ip, ".")
-		for len(quads) > 0 && quads[len(quads)-1] == "" {
-			quads = quads[:len(quads)-1]
-		}
+		quads := perlSplitFixed(ip, ".")
 		if len(quads) > 4 {
 			return nil, "Not a valid IPv address " + ip
 		}
