@@ -25,6 +25,10 @@ func TestNetIPVersion(t *testing.T) {
 		{"fe80::/10", 6, ""},
 		{"::ffff:1.2.3.4", 6, ""},
 		{"2001:db8::-2001:db8::ff", 6, ""},
+		// An embedded IPv4 address may lack quads, as a plain one may.
+		{"::1.2.3", 6, ""},
+		{"::1.2.3/120", 6, ""},
+		{"::1.2.3-::1.2.3.4", 6, ""},
 		{"1.2.3.4/24", 0, "Invalid prefix 00000001000000100000001100000100/24"},
 		{"1.2.3.4/0", 0, "Invalid prefix 00000001000000100000001100000100/0"},
 		{"1.2.3.4/33", 0, "Prefix length 33 is longer than IP address (32)"},
