@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
@@ -100,10 +99,10 @@ func trimHorizontalBytes(s string) string {
 // malformed sequences become U+FFFD.
 func decodeFileText(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
-// isBlankComment is the writers' $comment !~ m/^\s*$/ test, inverted.
-func isBlankComment(s string) bool {
-	return strings.TrimFunc(s, unicode.IsSpace) == ""
-}
+// commentWritten is the test every section writer makes before it writes
+// a comment: $comment && $comment !~ m/^\s*$/ (pve-firewall
+// src/PVE/Firewall.pm $format_rules, $format_aliases, $format_ipsets).
+func commentWritten(s string) bool { return pvegrammar.PerlTruthy(s) && !pvegrammar.IsBlank(s) }
 
 // formatFirewallRules is pve-firewall src/PVE/Firewall.pm $format_rules.
 // A rule of a type the writer does not know (one the parser made out of a
@@ -142,12 +141,44 @@ func formatFirewallRules(rules []FirewallRule, allowIface bool) (string, error) 
 				b.WriteString(" -icmp-type " + t)
 			}
 		}
-		if c := f["comment"]; pvegrammar.PerlTruthy(c) && !isBlankComment(c) {
+		if c := f["comment"]; commentWritten(c) {
 			b.WriteString(" # " + c)
 		}
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
+}
+
+// fileRulesSection names a file's own rule list (its [RULES] section) to
+// firewallFileWritable; a security group is named by its name.
+const fileRulesSection = "[RULES]"
+
+// firewallFileWritable formats a file's rule lists as its save does
+// (pve-firewall src/PVE/Firewall.pm save_clusterfw_conf, save_hostfw_conf,
+// save_vmfw_conf): the whole file is written whatever section changed, so
+// a rule the writer cannot format fails every save of the file, of its
+// options, aliases and IPSets too. replaced is the rule list the save
+// writes anew (fileRulesSection or a group's name), which the caller
+// formats itself, or "".
+func firewallFileWritable(conf *FirewallConf, kind firewallFileKind, replaced string) error {
+	if replaced != fileRulesSection {
+		if _, err := formatFirewallRules(conf.Rules, true); err != nil {
+			return err
+		}
+	}
+	if kind != clusterFile {
+		return nil
+	}
+	for _, name := range sortedKeys(conf.Groups) {
+		if name == replaced {
+			continue
+		}
+		// The groups section is written without interfaces.
+		if _, err := formatFirewallRules(conf.Groups[name], false); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // parseFirewallRuleLine is pve-firewall src/PVE/Firewall.pm parse_fw_rule

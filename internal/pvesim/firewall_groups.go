@@ -16,29 +16,20 @@ import (
 // securityGroupList is Groups.pm $get_security_group_list: the groups
 // sorted, each with its comment, and the list's digest.
 func securityGroupList(cluster *FirewallConf) ([]map[string]any, string) {
-	names := make([]string, 0, len(cluster.Groups))
-	for n := range cluster.Groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	list := make([]map[string]any, 0, len(names))
-	for _, n := range names {
+	list := make([]map[string]any, 0, len(cluster.Groups))
+	for _, n := range sortedKeys(cluster.Groups) {
 		e := map[string]any{"group": n}
 		if cm := cluster.GroupComments[n]; pvegrammar.PerlTruthy(cm) {
 			e["comment"] = cm
 		}
 		list = append(list, e)
 	}
-	digest := firewallListDigest(list)
-	for _, e := range list {
-		e["digest"] = digest
-	}
-	return list, digest
+	return withListDigest(list)
 }
 
 // pve-firewall src/PVE/API2/Firewall/Groups.pm list_security_groups
 func listSecurityGroups(c *call) (any, error) {
-	list, _ := securityGroupList(c.cluster.firewallConfFor(firewallScope{kind: "cluster"}))
+	list, _ := securityGroupList(c.cluster.clusterFirewallConf())
 	return list, nil
 }
 
@@ -49,7 +40,7 @@ func listSecurityGroups(c *call) (any, error) {
 // create_security_group).
 func createSecurityGroup(c *call) (any, error) {
 	cl := c.cluster
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	group := c.str("group")
 	comment, hasComment := c.param("comment")
 	rename := c.str("rename")
@@ -170,13 +161,9 @@ func renameGroupRules(cl *Cluster, scope firewallScope, from, to string) error {
 	if conf == nil {
 		return nil // no file: loading and saving it changes nothing
 	}
-	kind := guestFile
-	if scope.kind == "host" {
-		kind = hostFile
-	}
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	rc := firewallRuleContext{cluster: cluster, fw: conf, env: scope.kind}
-	stored, err := roundTripRules(renamedGroupRefs(rc.reparseAll(conf.Rules), from, to), true, kind, rc)
+	stored, err := roundTripRules(renamedGroupRefs(rc.reparseAll(conf.Rules), from, to), true, scope.fileKind(), rc)
 	if err != nil {
 		return err
 	}
@@ -209,7 +196,7 @@ func copyGroups(cluster *FirewallConf) clusterGroups {
 // the comment trimmed and kept only when true, a newline in a comment
 // ending the header line.
 func saveClusterGroups(cl *Cluster, groups clusterGroups) error {
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	if _, err := formatFirewallRules(cluster.Rules, true); err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"sort"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // The firewall keeps its state in files under /etc/pve: cluster.fw for the
@@ -103,6 +105,27 @@ func firewallListDigest(entries []map[string]any) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
+// withListDigest is pve-firewall src/PVE/Firewall.pm copy_list_with_digest:
+// the list digest over the entries, then added to each of them.
+func withListDigest(entries []map[string]any) ([]map[string]any, string) {
+	digest := firewallListDigest(entries)
+	for _, e := range entries {
+		e["digest"] = digest
+	}
+	return entries, digest
+}
+
+// assertFirewallDigest is pve-common src/PVE/Tools.pm assert_if_modified:
+// when both the current and the given digest are true (Perl), they must
+// be equal.
+func assertFirewallDigest(current, given string) error {
+	if pvegrammar.PerlTruthy(current) && pvegrammar.PerlTruthy(given) && current != given {
+		// pve-common src/PVE/Tools.pm assert_if_modified
+		return errorf("detected modified configuration - file changed by other user? Try again.")
+	}
+	return nil
+}
+
 // firewallObjectDigest is the digest of an options hash: SHA-1 over its
 // defined values, keys sorted, "key:value\n" (pve-firewall
 // src/PVE/Firewall.pm copy_opject_with_digest).
@@ -126,6 +149,23 @@ type firewallScope struct {
 	kind string
 	node string
 	vmid int
+}
+
+// fileKind is the file a scope's configuration lives in.
+func (s firewallScope) fileKind() firewallFileKind {
+	switch s.kind {
+	case "host":
+		return hostFile
+	case "vm", "ct":
+		return guestFile
+	}
+	return clusterFile
+}
+
+// clusterFirewallConf is cluster.fw, which every other file's rules and
+// aliases also resolve against.
+func (cl *Cluster) clusterFirewallConf() *FirewallConf {
+	return cl.firewallConfFor(firewallScope{kind: "cluster"})
 }
 
 // firewallScopeOf is the scope of a firewall API call of the given kind:

@@ -25,21 +25,20 @@ var firewallOptionNames = map[string][]string{
 		"log_level_in", "log_level_out"},
 }
 
-func firewallOptionScope(kind string) (string, firewallFileKind) {
-	switch kind {
-	case "cluster":
-		return "cluster", clusterFile
-	case "host":
-		return "host", hostFile
+// firewallOptionSet is the entry of firewallOptionNames a scope's API
+// uses: a container's options are a VM's.
+func firewallOptionSet(kind string) string {
+	if kind == "ct" {
+		return "vm"
 	}
-	return "vm", guestFile
+	return kind
 }
 
 // loadFirewallOptions reads a scope's options as a fresh load does.
-func loadFirewallOptions(c *call, kind string) (*FirewallConf, map[string]string) {
-	conf := c.cluster.firewallConfFor(firewallScopeOf(c, kind))
-	_, fileKind := firewallOptionScope(kind)
-	return conf, roundTripOptions(fileKind, conf.Options, c.sim.now().Unix())
+func loadFirewallOptions(c *call, kind string) (*FirewallConf, firewallFileKind, map[string]string) {
+	scope := firewallScopeOf(c, kind)
+	conf := c.cluster.firewallConfFor(scope)
+	return conf, scope.fileKind(), roundTripOptions(scope.fileKind(), conf.Options, c.sim.now().Unix())
 }
 
 // firewallOptionsAnswer is copy_opject_with_digest: the options with their
@@ -62,7 +61,7 @@ func firewallOptionsAnswer(opts map[string]string) (map[string]any, string) {
 func getFirewallOptions(kind string) handlerFunc {
 	// pve-firewall src/PVE/API2/Firewall/Cluster.pm, Host.pm, VM.pm get_options
 	return func(c *call) (any, error) {
-		_, opts := loadFirewallOptions(c, kind)
+		_, _, opts := loadFirewallOptions(c, kind)
 		out, _ := firewallOptionsAnswer(opts)
 		return out, nil
 	}
@@ -75,12 +74,12 @@ func getFirewallOptions(kind string) handlerFunc {
 // src/PVE/API2/Firewall/Cluster.pm, Host.pm, VM.pm set_options).
 func setFirewallOptions(kind string) handlerFunc {
 	return func(c *call) (any, error) {
-		conf, opts := loadFirewallOptions(c, kind)
+		conf, fileKind, opts := loadFirewallOptions(c, kind)
 		_, digest := firewallOptionsAnswer(opts)
 		if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 			return nil, err
 		}
-		scope, fileKind := firewallOptionScope(kind)
+		scope := firewallOptionSet(kind)
 		names := firewallOptionNames[scope]
 		known := map[string]bool{}
 		for _, n := range names {
@@ -112,28 +111,12 @@ func setFirewallOptions(kind string) handlerFunc {
 				opts[n] = v
 			}
 		}
-		if err := firewallFileWritable(conf, fileKind); err != nil {
+		if err := firewallFileWritable(conf, fileKind, ""); err != nil {
 			return nil, err
 		}
 		conf.Options = roundTripOptions(fileKind, opts, c.sim.now().Unix())
 		return nil, nil
 	}
-}
-
-// firewallFileWritable formats a file's rule lists as its save does: a
-// rule the writer cannot format fails every save of the file.
-func firewallFileWritable(conf *FirewallConf, kind firewallFileKind) error {
-	if _, err := formatFirewallRules(conf.Rules, true); err != nil {
-		return err
-	}
-	if kind == clusterFile {
-		for _, name := range sortedKeys(conf.Groups) {
-			if _, err := formatFirewallRules(conf.Groups[name], false); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // The directory indexes (pve-firewall src/PVE/API2/Firewall/Cluster.pm,

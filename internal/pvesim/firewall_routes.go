@@ -2,26 +2,53 @@ package pvesim
 
 import "net/http"
 
+// firewallMount is where one firewall scope's API is mounted and its
+// permissions (pve-firewall src/PVE/Firewall.pm rules_audit_permissions,
+// rules_modify_permissions for the rule_env of each subclass).
+type firewallMount struct {
+	kind   string
+	prefix string
+	audit  permission
+	modify permission
+}
+
+var firewallMounts = []firewallMount{
+	{
+		kind:   "cluster",
+		prefix: "/cluster/firewall",
+		audit:  permission{path: "/", privs: []string{"Sys.Audit"}},
+		modify: permission{path: "/", privs: []string{"Sys.Modify"}},
+	},
+	{
+		kind:   "host",
+		prefix: "/nodes/{node}/firewall",
+		audit:  permission{path: "/nodes/{node}", privs: []string{"Sys.Audit"}},
+		modify: permission{path: "/nodes/{node}", privs: []string{"Sys.Modify"}},
+	},
+	{
+		kind:   "vm",
+		prefix: "/nodes/{node}/qemu/{vmid}/firewall",
+		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
+		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
+	},
+	{
+		kind:   "ct",
+		prefix: "/nodes/{node}/lxc/{vmid}/firewall",
+		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
+		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
+	},
+}
+
 // registerFirewallRoutes adds the firewall's rules, security groups,
 // options, macros and directory indexes (pve-firewall
 // src/PVE/API2/Firewall/*.pm). Permissions are rules_audit_permissions
 // and rules_modify_permissions of src/PVE/Firewall.pm and the checks of
 // the options and groups methods.
 func (s *Sim) registerFirewallRoutes() {
-	type scope struct {
-		env, base, permPath, audit, modify string
-	}
-	for _, sc := range []scope{
-		{"cluster", "/cluster/firewall", "/", "Sys.Audit", "Sys.Modify"},
-		{"host", "/nodes/{node}/firewall", "/nodes/{node}", "Sys.Audit", "Sys.Modify"},
-		{"vm", "/nodes/{node}/qemu/{vmid}/firewall", "/vms/{vmid}", "VM.Audit", "VM.Config.Network"},
-		{"ct", "/nodes/{node}/lxc/{vmid}/firewall", "/vms/{vmid}", "VM.Audit", "VM.Config.Network"},
-	} {
-		audit := permission{path: sc.permPath, privs: []string{sc.audit}}
-		modify := permission{path: sc.permPath, privs: []string{sc.modify}}
-		s.registerFirewallRuleRoutes(sc.env, sc.base+"/rules", audit, modify)
-		s.handle(http.MethodGet, sc.base+"/options", route{perm: audit, handle: getFirewallOptions(sc.env)})
-		s.handle(http.MethodPut, sc.base+"/options", route{perm: modify, handle: setFirewallOptions(sc.env)})
+	for _, sc := range firewallMounts {
+		s.registerFirewallRuleRoutes(sc.kind, sc.prefix+"/rules", sc.audit, sc.modify)
+		s.handle(http.MethodGet, sc.prefix+"/options", route{perm: sc.audit, handle: getFirewallOptions(sc.kind)})
+		s.handle(http.MethodPut, sc.prefix+"/options", route{perm: sc.modify, handle: setFirewallOptions(sc.kind)})
 	}
 	s.handle(http.MethodGet, "/cluster/firewall", route{
 		handle: firewallIndex("aliases", "rules", "options", "groups", "ipset", "macros", "refs"),

@@ -41,7 +41,7 @@ type firewallRuleList struct {
 // loadFirewallRules is the load_config of the rule list a call addresses.
 func loadFirewallRules(c *call, env string) (*firewallRuleList, error) {
 	cl := c.cluster
-	cluster := cl.firewallConfFor(firewallScope{kind: "cluster"})
+	cluster := cl.clusterFirewallConf()
 	l := &firewallRuleList{env: env, allowIface: true}
 	switch env {
 	case "group":
@@ -67,10 +67,7 @@ func loadFirewallRules(c *call, env string) (*firewallRuleList, error) {
 		l.rules = cluster.Rules
 	default:
 		l.scope = firewallScopeOf(c, env)
-		l.kind, l.conf = guestFile, cl.firewallConfFor(l.scope)
-		if env == "host" {
-			l.kind = hostFile
-		}
+		l.kind, l.conf = l.scope.fileKind(), cl.firewallConfFor(l.scope)
 		l.parsed = firewallRuleContext{cluster: cluster, fw: l.conf, env: env}
 		l.apiCluster, l.apiFW = cluster, l.conf
 		l.rules = l.conf.Rules
@@ -87,34 +84,17 @@ func (l *firewallRuleList) save(rules []FirewallRule) error {
 	if err != nil {
 		return err
 	}
-	if l.kind == clusterFile {
-		if err := l.checkOtherClusterLists(); err != nil {
-			return err
-		}
+	replaced := fileRulesSection
+	if l.env == "group" {
+		replaced = l.group
+	}
+	if err := firewallFileWritable(l.conf, l.kind, replaced); err != nil {
+		return err
 	}
 	if l.env == "group" {
 		l.conf.Groups[l.group] = stored
 	} else {
 		l.conf.Rules = stored
-	}
-	return nil
-}
-
-// checkOtherClusterLists formats the cluster file's other rule lists as
-// save_clusterfw_conf does.
-func (l *firewallRuleList) checkOtherClusterLists() error {
-	if l.env != "cluster" {
-		if _, err := formatFirewallRules(l.conf.Rules, true); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedKeys(l.conf.Groups) {
-		if l.env == "group" && name == l.group {
-			continue
-		}
-		if _, err := formatFirewallRules(l.conf.Groups[name], false); err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -142,26 +122,14 @@ func firewallRuleAnswer(r FirewallRule) map[string]any {
 	return out
 }
 
-// answerList is copy_list_with_digest: the rules with the list's digest
-// (errors do not count).
+// firewallRulesAnswer is copy_list_with_digest: the rules with the list's
+// digest (errors do not count).
 func firewallRulesAnswer(rules []FirewallRule) ([]map[string]any, string) {
 	list := make([]map[string]any, len(rules))
 	for i, r := range rules {
 		list[i] = firewallRuleAnswer(r)
 	}
-	digest := firewallListDigest(list)
-	for _, e := range list {
-		e["digest"] = digest
-	}
-	return list, digest
-}
-
-// assertFirewallDigest is pve-common src/PVE/Tools.pm assert_if_modified.
-func assertFirewallDigest(current, given string) error {
-	if current != "" && given != "" && current != given {
-		return errorf("detected modified configuration - file changed by other user? Try again.")
-	}
-	return nil
+	return withListDigest(list)
 }
 
 // copyFirewallRuleData is pve-firewall src/PVE/Firewall.pm copy_rule_data:
@@ -235,14 +203,9 @@ func createFirewallRule(c *call, l *firewallRuleList) (any, error) {
 // moveto, or to the end when moveto is past the last rule, and every other
 // argument is ignored.
 func updateFirewallRule(c *call, l *firewallRuleList) (any, error) {
-	_, digest := firewallRulesAnswer(l.rules)
-	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+	pos, err := l.changedPos(c)
+	if err != nil {
 		return nil, err
-	}
-	pos := c.intParam("pos", 0)
-	if pos >= len(l.rules) {
-		// pve-firewall src/PVE/API2/Firewall/Rules.pm register_update_rule
-		return nil, errorf("no rule at position %d", pos)
 	}
 	rules := l.rules
 	if _, ok := c.param("moveto"); ok && c.intParam("moveto", 0) != pos {
@@ -280,6 +243,23 @@ func updateFirewallRule(c *call, l *firewallRuleList) (any, error) {
 	return nil, l.save(changed)
 }
 
+// changedPos is the position an update or a delete addresses, once the
+// list's digest matched (pve-firewall src/PVE/API2/Firewall/Rules.pm
+// register_update_rule, register_delete_rule).
+func (l *firewallRuleList) changedPos(c *call) (int, error) {
+	_, digest := firewallRulesAnswer(l.rules)
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+		return 0, err
+	}
+	pos := c.intParam("pos", 0)
+	if pos >= len(l.rules) {
+		// pve-firewall src/PVE/API2/Firewall/Rules.pm register_update_rule,
+		// register_delete_rule
+		return 0, errorf("no rule at position %d", pos)
+	}
+	return pos, nil
+}
+
 // deleteFirewallRuleProperties is pve-firewall src/PVE/Firewall.pm
 // delete_rule_properties.
 func deleteFirewallRuleProperties(rule map[string]string, list string) error {
@@ -301,13 +281,9 @@ func deleteFirewallRuleProperties(rule map[string]string, list string) error {
 
 // pve-firewall src/PVE/API2/Firewall/Rules.pm register_delete_rule
 func deleteFirewallRule(c *call, l *firewallRuleList) (any, error) {
-	_, digest := firewallRulesAnswer(l.rules)
-	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+	pos, err := l.changedPos(c)
+	if err != nil {
 		return nil, err
-	}
-	pos := c.intParam("pos", 0)
-	if pos >= len(l.rules) {
-		return nil, errorf("no rule at position %d", pos)
 	}
 	rules := append(append([]FirewallRule(nil), l.rules[:pos]...), l.rules[pos+1:]...)
 	return nil, l.save(rules)

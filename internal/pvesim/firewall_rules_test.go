@@ -72,7 +72,7 @@ func TestFirewallRuleReparsedOnLoad(t *testing.T) {
 	setAlias := func(cidr string, version int) {
 		t.Helper()
 		if err := e.sim.Update(func(cl *Cluster) error {
-			fw := cl.firewallConfFor(firewallScope{kind: "cluster"})
+			fw := cl.clusterFirewallConf()
 			fw.Aliases = map[string]*FirewallAlias{}
 			if cidr != "" {
 				fw.Aliases["office"] = &FirewallAlias{Name: "office", CIDR: cidr, IPVersion: version}
@@ -134,6 +134,8 @@ func TestFirewallRuleDigestRefusal(t *testing.T) {
 	e.call(t, http.MethodPut, base+"/5", form("digest", digest)).
 		wantStatus(t, http.StatusInternalServerError, "no rule at position 5")
 	e.call(t, http.MethodPut, base+"/0", form("comment", "x", "digest", digest)).wantNull(t)
+	// A digest Perl takes as false ("0") is no digest.
+	e.call(t, http.MethodPut, base+"/0", form("comment", "y", "digest", "0")).wantNull(t)
 	e.call(t, http.MethodDelete, base+"/0", form("digest", digest)).
 		wantStatus(t, http.StatusInternalServerError, modified)
 	e.call(t, http.MethodDelete, base+"/0", nil).wantNull(t)

@@ -14,42 +14,14 @@ import (
 // (see firewall_model.go): firewall_sets_aliases.go, firewall_sets_ipsets.go
 // and firewall_sets_refs.go hold the handlers.
 
-// firewallSetScope is one mount of the alias and IPSet APIs with its
-// permissions (pve-firewall src/PVE/Firewall.pm rules_audit_permissions,
-// rules_modify_permissions for the rule_env of each subclass).
-type firewallSetScope struct {
-	kind   string
-	prefix string
-	audit  permission
-	modify permission
-}
-
-var firewallSetScopes = []firewallSetScope{
-	{
-		kind:   "cluster",
-		prefix: "/cluster/firewall",
-		audit:  permission{path: "/", privs: []string{"Sys.Audit"}},
-		modify: permission{path: "/", privs: []string{"Sys.Modify"}},
-	},
-	{
-		kind:   "vm",
-		prefix: "/nodes/{node}/qemu/{vmid}/firewall",
-		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
-		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
-	},
-	{
-		kind:   "ct",
-		prefix: "/nodes/{node}/lxc/{vmid}/firewall",
-		audit:  permission{path: "/vms/{vmid}", privs: []string{"VM.Audit"}},
-		modify: permission{path: "/vms/{vmid}", privs: []string{"VM.Config.Network"}},
-	},
-}
-
 // firewallSetHandler is a handler that works on one scope's file.
 type firewallSetHandler func(c *call, scope firewallScope) (any, error)
 
 func (s *Sim) registerFirewallSetRoutes() {
-	for _, sc := range firewallSetScopes {
+	for _, sc := range firewallMounts {
+		if sc.kind == "host" {
+			continue // host.fw has no aliases or IPSets
+		}
 		kind := sc.kind
 		bind := func(h firewallSetHandler) handlerFunc {
 			return func(c *call) (any, error) { return h(c, firewallScopeOf(c, kind)) }
@@ -78,9 +50,6 @@ func (s *Sim) registerFirewallSetRoutes() {
 	}
 }
 
-// perlStringTrue is Perl's truth of a string: anything but "" and "0".
-func perlStringTrue(s string) bool { return s != "" && s != "0" }
-
 // fileComment is what is left of a comment after it went through a
 // firewall file. The API stores it only when it is true, the writer writes
 // it only when it is not blank (pve-firewall src/PVE/Firewall.pm
@@ -92,39 +61,14 @@ func perlStringTrue(s string) bool { return s != "" && s != "0" }
 // inferred: what follows a line break is read back as a line of its own;
 // the simulator drops it (INFERRED.md).
 func fileComment(s string) string {
-	if !perlStringTrue(s) || pvegrammar.IsBlank(s) {
+	if !commentWritten(s) {
 		return ""
 	}
 	line, _, _ := strings.Cut(s, "\n")
 	// The parser's \s works on the file's bytes: ASCII white space.
 	line = strings.Trim(line, " \t\n\v\f\r")
-	if !perlStringTrue(line) {
+	if !pvegrammar.PerlTruthy(line) {
 		return ""
 	}
 	return line
-}
-
-// checkFirewallDigest is PVE::Tools::assert_if_modified (pve-common
-// src/PVE/Tools.pm): a given digest must match the list's current one.
-func checkFirewallDigest(c *call, current string) error {
-	if given := c.str("digest"); perlStringTrue(given) && given != current {
-		return errorf("detected modified configuration - file changed by other user? Try again.")
-	}
-	return nil
-}
-
-// withListDigest is pve-firewall src/PVE/Firewall.pm copy_list_with_digest:
-// the list digest over the entries, then added to each of them.
-func withListDigest(entries []map[string]any) ([]map[string]any, string) {
-	digest := firewallListDigest(entries)
-	for _, e := range entries {
-		e["digest"] = digest
-	}
-	return entries, digest
-}
-
-// clusterFirewallConf is cluster.fw, which guest files resolve dc/ aliases
-// against.
-func (c *call) clusterFirewallConf() *FirewallConf {
-	return c.cluster.firewallConfFor(firewallScope{kind: "cluster"})
 }

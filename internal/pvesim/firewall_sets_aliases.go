@@ -52,6 +52,9 @@ func createFirewallAlias(c *call, scope firewallScope) (any, error) {
 	if conf.Aliases[key] != nil {
 		return nil, paramError(map[string]string{"name": "alias '" + name + "' already exists"})
 	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
+	}
 	if conf.Aliases == nil {
 		conf.Aliases = map[string]*FirewallAlias{}
 	}
@@ -63,7 +66,7 @@ func createFirewallAlias(c *call, scope firewallScope) (any, error) {
 // stored alias, without a digest.
 func readFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
-	a := conf.Aliases[strings.ToLower(c.str("name"))]
+	a := conf.alias(c.str("name"))
 	if a == nil {
 		return nil, paramError(map[string]string{"name": "no such alias"})
 	}
@@ -78,7 +81,7 @@ func readFirewallAlias(c *call, scope firewallScope) (any, error) {
 func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
 	_, digest := firewallAliasList(conf)
-	if err := checkFirewallDigest(c, digest); err != nil {
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 		return nil, err
 	}
 	name := c.str("name")
@@ -89,13 +92,17 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 	data := storedFirewallAlias(name, c.str("cidr"), c.str("comment"))
 	rename := c.str("rename")
 	renameKey := strings.ToLower(rename)
-	if perlStringTrue(rename) && renameKey != key {
+	renamed := pvegrammar.PerlTruthy(rename) && renameKey != key
+	if renamed && conf.Aliases[renameKey] != nil {
 		// pve-firewall src/PVE/API2/Firewall/Aliases.pm
 		// register_update_alias: nothing is saved when the new name is
 		// taken.
-		if conf.Aliases[renameKey] != nil {
-			return nil, paramError(map[string]string{"name": "alias '" + rename + "' already exists"})
-		}
+		return nil, paramError(map[string]string{"name": "alias '" + rename + "' already exists"})
+	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
+	}
+	if renamed {
 		data.Name = rename
 		delete(conf.Aliases, key)
 		key = renameKey
@@ -109,11 +116,24 @@ func updateFirewallAlias(c *call, scope firewallScope) (any, error) {
 func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 	conf := c.cluster.firewallConfFor(scope)
 	_, digest := firewallAliasList(conf)
-	if err := checkFirewallDigest(c, digest); err != nil {
+	if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
+		return nil, err
+	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	delete(conf.Aliases, strings.ToLower(c.str("name")))
 	return nil, nil
+}
+
+// alias is the alias a file holds under name in any case: the parser keys
+// aliases lowercased and every lookup lowercases the name (pve-firewall
+// src/PVE/Firewall.pm parse_alias, resolve_alias, verify_rule).
+func (fc *FirewallConf) alias(name string) *FirewallAlias {
+	if fc == nil {
+		return nil
+	}
+	return fc.Aliases[strings.ToLower(name)]
 }
 
 // resolveFirewallAlias is pve-firewall src/PVE/Firewall.pm resolve_alias:
@@ -121,13 +141,12 @@ func deleteFirewallAlias(c *call, scope firewallScope) (any, error) {
 // only in cluster.fw, guest/ only in the local file. local is nil where PVE
 // passes no local file (the cluster's own IPSet API).
 func resolveFirewallAlias(local, cluster *FirewallConf, scope, name string) *FirewallAlias {
-	key := strings.ToLower(name)
 	var a *FirewallAlias
-	if scope != "dc/" && local != nil {
-		a = local.Aliases[key]
+	if scope != "dc/" {
+		a = local.alias(name)
 	}
-	if scope != "guest/" && a == nil && cluster != nil {
-		a = cluster.Aliases[key]
+	if scope != "guest/" && a == nil {
+		a = cluster.alias(name)
 	}
 	return a
 }

@@ -22,7 +22,7 @@ func firewallIPSetList(conf *FirewallConf) ([]map[string]any, string) {
 	list := make([]map[string]any, 0, len(conf.IPSets))
 	for _, name := range sortedKeys(conf.IPSets) {
 		e := map[string]any{"name": name}
-		if cm := conf.IPSetComments[name]; perlStringTrue(cm) {
+		if cm := conf.IPSetComments[name]; pvegrammar.PerlTruthy(cm) {
 			e["comment"] = cm
 		}
 		list = append(list, e)
@@ -53,9 +53,9 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 		comments[k] = v
 	}
 	comment, hasComment := c.param("comment")
-	if rename := c.str("rename"); perlStringTrue(rename) {
+	if rename := c.str("rename"); pvegrammar.PerlTruthy(rename) {
 		_, digest := firewallIPSetList(conf)
-		if err := checkFirewallDigest(c, digest); err != nil {
+		if err := assertFirewallDigest(digest, c.str("digest")); err != nil {
 			return nil, err
 		}
 		if _, ok := sets[rename]; !ok {
@@ -71,7 +71,7 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 		sets[name] = entries
 		cm := comments[rename]
 		delete(comments, rename)
-		if perlStringTrue(cm) {
+		if pvegrammar.PerlTruthy(cm) {
 			comments[name] = cm
 		}
 	} else {
@@ -83,6 +83,9 @@ func createFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	}
 	if hasComment {
 		comments[name] = comment
+	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
 	}
 	storeFirewallIPSets(conf, sets, comments)
 	return nil, nil
@@ -101,7 +104,7 @@ func storeFirewallIPSets(conf *FirewallConf, sets map[string][]*FirewallIPSetEnt
 	for _, name := range sortedKeys(sets) {
 		key := strings.ToLower(name)
 		outSets[key] = sets[name]
-		if cm := comments[name]; perlStringTrue(cm) {
+		if cm := comments[name]; pvegrammar.PerlTruthy(cm) {
 			if read := fileComment(cm); read != "" {
 				outComments[key] = read
 			}
@@ -123,9 +126,24 @@ func deleteFirewallIPSet(c *call, scope firewallScope) (any, error) {
 	if len(entries) > 0 && !c.boolParam("force") {
 		return nil, errorf("IPSet '%s' is not empty", name)
 	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
+	}
 	delete(conf.IPSets, name)
 	delete(conf.IPSetComments, name)
 	return nil, nil
+}
+
+// hasIPSet tells whether a file holds a set of exactly this name: the
+// parser keys sets lowercased, but the IPSet API and verify_rule look a
+// set up by the name as written (pve-firewall src/PVE/Firewall.pm
+// generic_fw_config_parser, verify_rule; src/PVE/API2/Firewall/IPSet.pm).
+func (fc *FirewallConf) hasIPSet(name string) bool {
+	if fc == nil {
+		return false
+	}
+	_, ok := fc.IPSets[name]
+	return ok
 }
 
 // loadFirewallIPSet is the load_config of the IPSet subclasses: the set by
@@ -194,7 +212,7 @@ func (c *call) firewallIPSetEntries(scope firewallScope, conf *FirewallConf, ent
 		list[i] = firewallIPSetEntry(e)
 	}
 	list, digest := withListDigest(list)
-	local, cluster := conf, c.clusterFirewallConf()
+	local, cluster := conf, c.cluster.clusterFirewallConf()
 	for i, e := range entries {
 		if errs := parsedIPSetEntryErrors(scope, local, cluster, e); errs != nil {
 			list[i]["errors"] = errs
@@ -251,7 +269,7 @@ func createFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	}
 	cidr := c.str("cidr")
 	if aliasScope, alias, ok := pvegrammar.AliasReference(cidr); ok {
-		local, cluster := conf, c.clusterFirewallConf()
+		local, cluster := conf, c.cluster.clusterFirewallConf()
 		if scope.kind == "cluster" {
 			local = nil
 		}
@@ -269,6 +287,9 @@ func createFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 	}
 	if zeroPrefix.MatchString(cidr) {
 		return nil, paramError(map[string]string{"cidr": "a zero prefix is not allowed in ipset entries"})
+	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
 	}
 	entry := &FirewallIPSetEntry{CIDR: cidr, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
 	entries = append(entries, nil)
@@ -298,18 +319,16 @@ func readFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 // first; nomatch and comment are both replaced, so one not given is
 // dropped.
 func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
-	conf := c.cluster.firewallConfFor(scope)
-	name := c.str("name")
-	entries, err := loadFirewallIPSet(conf, name)
+	conf, entries, err := changedIPSet(c, scope)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkFirewallDigest(c, firewallIPSetDigest(entries)); err != nil {
 		return nil, err
 	}
 	at, found := findIPSetEntry(entries, c.str("cidr"))
 	if !found {
 		return nil, paramError(map[string]string{"cidr": "no such IP/Network"})
+	}
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
+		return nil, err
 	}
 	entries[at] = &FirewallIPSetEntry{CIDR: entries[at].CIDR, NoMatch: c.boolParam("nomatch"), Comment: fileComment(c.str("comment"))}
 	return nil, nil
@@ -318,19 +337,32 @@ func updateFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
 // pve-firewall src/PVE/API2/Firewall/IPSet.pm register_delete_ip: digest
 // first; an address that is not in the set is no error.
 func deleteFirewallIPSetEntry(c *call, scope firewallScope) (any, error) {
-	conf := c.cluster.firewallConfFor(scope)
-	name := c.str("name")
-	entries, err := loadFirewallIPSet(conf, name)
+	conf, entries, err := changedIPSet(c, scope)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFirewallDigest(c, firewallIPSetDigest(entries)); err != nil {
+	if err := firewallFileWritable(conf, scope.fileKind(), ""); err != nil {
 		return nil, err
 	}
 	if at, found := findIPSetEntry(entries, c.str("cidr")); found {
-		conf.IPSets[name] = append(entries[:at:at], entries[at+1:]...)
+		conf.IPSets[c.str("name")] = append(entries[:at:at], entries[at+1:]...)
 	}
 	return nil, nil
+}
+
+// changedIPSet loads the set an update or a delete of an entry addresses
+// and checks its digest first (pve-firewall
+// src/PVE/API2/Firewall/IPSet.pm register_update_ip, register_delete_ip).
+func changedIPSet(c *call, scope firewallScope) (*FirewallConf, []*FirewallIPSetEntry, error) {
+	conf := c.cluster.firewallConfFor(scope)
+	entries, err := loadFirewallIPSet(conf, c.str("name"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := assertFirewallDigest(firewallIPSetDigest(entries), c.str("digest")); err != nil {
+		return nil, nil, err
+	}
+	return conf, entries, nil
 }
 
 func firewallIPSetDigest(entries []*FirewallIPSetEntry) string {

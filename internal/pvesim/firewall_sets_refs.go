@@ -1,5 +1,7 @@
 package pvesim
 
+import "github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
+
 // The references rules may use in source and dest: pve-firewall
 // src/PVE/API2/Firewall/Cluster.pm refs (SDN's, then the cluster's) and
 // VM.pm refs (the cluster's as dc, SDN's, then the guest's), each scope's
@@ -13,7 +15,7 @@ package pvesim
 // pve-firewall src/PVE/API2/Firewall/Cluster.pm refs, VM.pm refs
 func listFirewallRefs(c *call, scope firewallScope) (any, error) {
 	typ := c.str("type")
-	cluster := c.clusterFirewallConf()
+	cluster := c.cluster.clusterFirewallConf()
 	refs := collectFirewallRefs(cluster, typ, "dc")
 	if scope.kind != "cluster" {
 		refs = append(refs, collectFirewallRefs(c.cluster.firewallConfFor(scope), typ, "guest")...)
@@ -29,7 +31,7 @@ func collectFirewallRefs(conf *FirewallConf, typ, scope string) []map[string]any
 	if typ == "" || typ == "ipset" {
 		for _, name := range sortedKeys(conf.IPSets) {
 			ref := map[string]any{"type": "ipset", "name": name, "ref": "+" + name, "scope": scope}
-			if cm := conf.IPSetComments[name]; perlStringTrue(cm) {
+			if cm := conf.IPSetComments[name]; pvegrammar.PerlTruthy(cm) {
 				ref["comment"] = cm
 			}
 			refs = append(refs, ref)
@@ -38,7 +40,7 @@ func collectFirewallRefs(conf *FirewallConf, typ, scope string) []map[string]any
 	if typ == "" || typ == "alias" {
 		for _, key := range sortedKeys(conf.Aliases) {
 			ref := map[string]any{"type": "alias", "name": key, "ref": key, "scope": scope}
-			if cm := conf.Aliases[key].Comment; perlStringTrue(cm) {
+			if cm := conf.Aliases[key].Comment; pvegrammar.PerlTruthy(cm) {
 				ref["comment"] = cm
 			}
 			refs = append(refs, ref)

@@ -161,3 +161,70 @@ func TestFirewallFileComment(t *testing.T) {
 		}
 	}
 }
+
+// An alias or IPSet save writes the whole file (pve-firewall
+// src/PVE/Firewall.pm save_clusterfw_conf, save_vmfw_conf): once the file
+// holds a rule the writer cannot format ("foo bar" after a comment's line
+// break reads back as a rule of type foo), every alias and IPSet change of
+// that file fails with $format_rules' error and changes nothing.
+func TestFirewallSetSavesNeedAWritableFile(t *testing.T) {
+	t.Parallel()
+	const unknownType = "unknown rule type 'foo'"
+	for _, tc := range []struct{ prefix, rules string }{
+		{"/cluster/firewall", "/cluster/firewall/rules"},
+		{"/cluster/firewall", "/cluster/firewall/groups/web"},
+		{"/nodes/pve1/qemu/100/firewall", "/nodes/pve1/qemu/100/firewall/rules"},
+	} {
+		t.Run(tc.rules, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t, Options{})
+			aliases, set := tc.prefix+"/aliases", tc.prefix+"/ipset/office"
+			runFirewallSteps(t, e, []fwStep{
+				{name: "group", method: http.MethodPost, path: "/cluster/firewall/groups", form: form("group", "web")},
+				{name: "alias", method: http.MethodPost, path: aliases, form: form("name", "net", "cidr", "10.0.0.0/8")},
+				{name: "set", method: http.MethodPost, path: tc.prefix + "/ipset", form: form("name", "office")},
+				{name: "entry", method: http.MethodPost, path: set, form: form("cidr", "10.0.0.1")},
+				{name: "stray rule", method: http.MethodPost, path: tc.rules, form: form("type", "in", "action", "ACCEPT", "comment", "x\nfoo bar")},
+			})
+			if list := e.fwRules(t, tc.rules); len(list) != 2 || list[1]["type"] != "foo" {
+				t.Fatalf("rules = %v", list)
+			}
+			refused := func(name, method, path string, f url.Values) fwStep {
+				return fwStep{name: name, method: method, path: path, form: f, status: http.StatusInternalServerError, text: unknownType}
+			}
+			runFirewallSteps(t, e, []fwStep{
+				refused("create alias", http.MethodPost, aliases, form("name", "other", "cidr", "10.1.0.0/16")),
+				refused("update alias", http.MethodPut, aliases+"/net", form("cidr", "10.2.0.0/16")),
+				refused("rename alias", http.MethodPut, aliases+"/net", form("cidr", "10.0.0.0/8", "rename", "lan")),
+				refused("delete alias", http.MethodDelete, aliases+"/net", nil),
+				refused("delete missing alias", http.MethodDelete, aliases+"/nope", nil),
+				refused("create set", http.MethodPost, tc.prefix+"/ipset", form("name", "other")),
+				refused("rename set", http.MethodPost, tc.prefix+"/ipset", form("name", "lan", "rename", "office")),
+				refused("add entry", http.MethodPost, set, form("cidr", "10.0.0.2")),
+				refused("update entry", http.MethodPut, set+"/10.0.0.1", form("comment", "gw")),
+				refused("delete entry", http.MethodDelete, set+"/10.0.0.1", nil),
+				refused("delete set", http.MethodDelete, set, form("force", "1")),
+				// The API's own refusals come before the save.
+				{name: "taken alias", method: http.MethodPost, path: aliases, form: form("name", "NET", "cidr", "10.1.0.0/16"),
+					param: "name", text: "alias 'NET' already exists"},
+				{name: "taken set", method: http.MethodPost, path: tc.prefix + "/ipset", form: form("name", "office"),
+					param: "name", text: "IPSet 'office' already exists"},
+			})
+			if a := getOne(t, e, aliases+"/net"); a["cidr"] != "10.0.0.0/8" {
+				t.Fatalf("alias = %v", a)
+			}
+			if got := cidrsOf(getList(t, e, set)); !reflect.DeepEqual(got, []string{"10.0.0.1"}) {
+				t.Fatalf("entries = %v", got)
+			}
+			if got := getList(t, e, tc.prefix+"/ipset"); len(got) != 1 || got[0]["comment"] != nil {
+				t.Fatalf("sets = %v", got)
+			}
+			// Deleting the stray rule makes the file writable again.
+			e.call(t, http.MethodDelete, tc.rules+"/1", nil).wantNull(t)
+			runFirewallSteps(t, e, []fwStep{
+				{name: "create alias", method: http.MethodPost, path: aliases, form: form("name", "other", "cidr", "10.1.0.0/16")},
+				{name: "add entry", method: http.MethodPost, path: set, form: form("cidr", "10.0.0.2")},
+			})
+		})
+	}
+}

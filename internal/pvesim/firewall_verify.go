@@ -38,7 +38,6 @@ var (
 	firewallVerdict      = regexp.MustCompile(`^(ACCEPT|DROP|REJECT)$`)
 	firewallGroupName    = regexp.MustCompile(`^` + pvegrammar.FirewallNamePattern + `$`)
 	firewallIPSetRefName = regexp.MustCompile(`^\+(guest/|dc/|sdn/)?(` + pvegrammar.FirewallNamePattern + `)$`)
-	firewallAliasRefName = regexp.MustCompile(`^(guest/|dc/)?(` + pvegrammar.FirewallNamePattern + `)$`)
 	// pve-common src/PVE/JSONSchema.pm pve_verify_iface
 	firewallIfaceName = regexp.MustCompile(`^(?i)[a-z][a-z0-9_]{1,20}([:.]\d+)?$`)
 	firewallGuestNIC  = regexp.MustCompile(`^net(\d+)$`)
@@ -263,10 +262,10 @@ func (v *ruleVerifier) run(env string) error {
 }
 
 // checkReference is verify_rule's $check_ipset_or_alias_property: an ipset
-// must exist in the cluster's or the file's config (as written: the parser
-// keys ipsets lowercased but this looks the name up as given), an alias (in
-// any case) in either; the alias's IP version joins the rule's, from the
-// file's config unless "dc/" and the cluster's unless "guest/".
+// must exist in the cluster's or the file's config, an alias in either; the
+// alias's IP version joins the rule's, from the file's config unless "dc/"
+// and the cluster's unless "guest/" (resolve_alias's choice). Both are
+// looked up as the IPSet and alias API stores them (hasIPSet, alias).
 func (v *ruleVerifier) checkReference(field string) error {
 	value := v.rule[field]
 	if strings.HasPrefix(value, "+") {
@@ -277,46 +276,27 @@ func (v *ruleVerifier) checkReference(field string) error {
 		}
 		name := m[2]
 		if !v.cluster.hasIPSet(name) && !v.fw.hasIPSet(name) {
-			// not simulated: SDN, whose ipsets ("+sdn/NAME") PVE looks up
-			// too; such a reference fails here as an unknown ipset.
+			// pve-firewall src/PVE/Firewall.pm verify_rule
+			// $check_ipset_or_alias_property. not simulated: SDN, whose
+			// ipsets ("+sdn/NAME") PVE looks up too; such a reference
+			// fails here as an unknown ipset.
 			v.add(field, "no such ipset '"+name+"'")
 		}
 		return nil
 	}
-	m := firewallAliasRefName.FindStringSubmatch(value)
-	if m == nil {
+	scope, name, ok := pvegrammar.AliasReference(value)
+	if !ok {
 		return nil
 	}
-	scope, name := m[1], strings.ToLower(m[2])
 	if v.cluster.alias(name) == nil && v.fw.alias(name) == nil {
+		// pve-firewall src/PVE/Firewall.pm verify_rule
+		// $check_ipset_or_alias_property
 		v.add(field, "no such alias '"+value+"'")
 	}
-	var e *FirewallAlias
-	if scope != "dc/" {
-		e = v.fw.alias(name)
-	}
-	if scope != "guest/" && e == nil {
-		e = v.cluster.alias(name)
-	}
-	if e != nil {
+	if e := resolveFirewallAlias(v.fw, v.cluster, scope, name); e != nil {
 		return v.setIPVersion(e.IPVersion)
 	}
 	return nil
-}
-
-func (fc *FirewallConf) hasIPSet(name string) bool {
-	if fc == nil {
-		return false
-	}
-	_, ok := fc.IPSets[name]
-	return ok
-}
-
-func (fc *FirewallConf) alias(lcName string) *FirewallAlias {
-	if fc == nil {
-		return nil
-	}
-	return fc.Aliases[lcName]
 }
 
 // applyFirewallMacro is the check part of pve-firewall

@@ -11,7 +11,7 @@ func TestFirewallRuleVerifyRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
 	if err := e.sim.Update(func(cl *Cluster) error {
-		fw := cl.firewallConfFor(firewallScope{kind: "cluster"})
+		fw := cl.clusterFirewallConf()
 		fw.Aliases = map[string]*FirewallAlias{
 			"office": {Name: "Office", CIDR: "10.1.0.0/16", IPVersion: 4},
 			"lab6":   {Name: "lab6", CIDR: "fd00::/64", IPVersion: 6},
@@ -120,5 +120,75 @@ func TestFirewallRuleUpdateDelete(t *testing.T) {
 	e.call(t, http.MethodPut, base+"/0", form("macro", "http")).wantNull(t)
 	if r := e.fwRules(t, base)[0]; r["macro"] != "HTTP" {
 		t.Fatalf("macro = %v", r["macro"])
+	}
+}
+
+// A rule sees the aliases and IPSets the API created as PVE's verify_rule
+// sees them in the loaded file (pve-firewall src/PVE/Firewall.pm
+// verify_rule $check_ipset_or_alias_property): an alias by its name in any
+// case, an IPSet by the name as written, which after the file round trip
+// is the lowercased one.
+func TestFirewallRuleReferencesAPISets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	const (
+		dc      = "/cluster/firewall"
+		guest   = "/nodes/pve1/qemu/100/firewall"
+		cluster = dc + "/rules"
+		vm      = guest + "/rules"
+	)
+	runFirewallSteps(t, e, []fwStep{
+		{name: "cluster alias", method: http.MethodPost, path: dc + "/aliases", form: form("name", "Office", "cidr", "10.1.0.5/32")},
+		{name: "cluster set", method: http.MethodPost, path: dc + "/ipset", form: form("name", "Admins")},
+		{name: "guest alias", method: http.MethodPost, path: guest + "/aliases", form: form("name", "gw", "cidr", "fd00::1")},
+		{name: "guest set", method: http.MethodPost, path: guest + "/ipset", form: form("name", "local")},
+	})
+	for _, tc := range []struct {
+		base  string
+		kv    []string
+		param string
+		text  string
+	}{
+		{cluster, []string{"source", "Office"}, "", ""},
+		{cluster, []string{"source", "OFFICE", "dest", "dc/office"}, "", ""},
+		{cluster, []string{"source", "+admins"}, "", ""},
+		{cluster, []string{"source", "+dc/admins"}, "", ""},
+		{cluster, []string{"source", "+Admins"}, "source", "no such ipset 'Admins'"},
+		{cluster, []string{"source", "+nosuch"}, "source", "no such ipset 'nosuch'"},
+		{cluster, []string{"dest", "nosuch"}, "dest", "no such alias 'nosuch'"},
+		{cluster, []string{"source", "dc/NoSuch"}, "source", "no such alias 'dc/NoSuch'"},
+		{cluster, []string{"source", "gw"}, "source", "no such alias 'gw'"},
+		{cluster, []string{"source", "+local"}, "source", "no such ipset 'local'"},
+		// The alias's IP version is the rule's.
+		{cluster, []string{"source", "office", "dest", "fd00::2"}, "dest", "detected mixed ipv4/ipv6 addresses in rule"},
+		{vm, []string{"source", "gw", "dest", "+local"}, "", ""},
+		{vm, []string{"source", "guest/GW", "dest", "+admins"}, "", ""},
+		{vm, []string{"source", "dc/office"}, "", ""},
+		{vm, []string{"source", "+Local"}, "source", "no such ipset 'Local'"},
+		{vm, []string{"dest", "guest/nosuch"}, "dest", "no such alias 'guest/nosuch'"},
+	} {
+		kv := append([]string{"type", "in", "action", "ACCEPT"}, tc.kv...)
+		a := e.call(t, http.MethodPost, tc.base, form(kv...))
+		if tc.param == "" {
+			if a.status != http.StatusOK {
+				t.Errorf("%s %v: %d %s", tc.base, tc.kv, a.status, a.body)
+			}
+			continue
+		}
+		if a.status != http.StatusBadRequest || a.errors[tc.param] != tc.text {
+			t.Errorf("%s %v: %d %q, want 400 %s: %q", tc.base, tc.kv, a.status, a.errors, tc.param, tc.text)
+		}
+	}
+	// The stored rules carry the aliases' IP versions.
+	list := e.fwRules(t, vm)
+	if len(list) != 3 || list[0]["ipversion"] != float64(4) || list[2]["ipversion"] != float64(6) {
+		t.Fatalf("guest rules = %v", list)
+	}
+	// A rule already stored notes an alias deleted since when the file is
+	// read again.
+	e.call(t, http.MethodDelete, guest+"/aliases/gw", nil).wantNull(t)
+	r := e.fwRules(t, vm)[2]
+	if errs, _ := r["errors"].(map[string]any); errs["source"] != "no such alias 'gw'" {
+		t.Fatalf("rule with a deleted alias = %v", r)
 	}
 }

@@ -1,6 +1,7 @@
 package pvegrammar
 
 import (
+	"math/big"
 	"regexp"
 	"strconv"
 	"strings"
@@ -22,19 +23,10 @@ const (
 
 var (
 	firewallIPSetRef   = regexp.MustCompile(`^(\+)(\S+)$`)
-	firewallAliasRef   = regexp.MustCompile(`^(dc/|guest/)?` + FirewallNamePattern + `$`)
+	firewallAliasRef   = regexp.MustCompile(`^(dc/|guest/)?(` + FirewallNamePattern + `)$`)
 	firewallPortRange  = regexp.MustCompile(`^([0-9]+):([0-9]+)$`)
 	firewallPortNumber = regexp.MustCompile(`^([0-9]+)$`)
 )
-
-// perlSplitComma is Perl's split(/,/, $s): trailing empty fields dropped.
-func perlSplitComma(s string) []string {
-	parts := strings.Split(s, ",")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1]
-	}
-	return parts
-}
 
 // FirewallAddressList is pve-firewall src/PVE/Firewall.pm
 // parse_address_list: an ipset reference "+name", an alias name
@@ -54,7 +46,7 @@ func FirewallAddressList(str string) (int, string) {
 		}
 		return 0, ""
 	}
-	elements := perlSplitComma(str)
+	elements := perlSplitFixed(str, ",")
 	if str != strings.Join(elements, ",") {
 		return 0, "extraneous commas in list"
 	}
@@ -86,7 +78,7 @@ func FirewallAddressList(str string) (int, string) {
 // not mixed with numbers.
 func FirewallPortList(str string, icmpTypes bool) string {
 	count, icmpPort := 0, false
-	elements := perlSplitComma(str)
+	elements := perlSplitFixed(str, ",")
 	if str != strings.Join(elements, ",") {
 		return "extraneous commas in list"
 	}
@@ -178,4 +170,133 @@ func setOf(names ...string) map[string]bool {
 		m[n] = true
 	}
 	return m
+}
+
+// The firewall's single addresses: an alias holds an IP or a CIDR network,
+// an IPSet entry one of those or a reference to an alias (pve-firewall
+// src/PVE/Firewall.pm pve_verify_ip_or_cidr, pve_verify_ip_or_cidr_or_alias,
+// clean_cidr, parse_ip_or_cidr). PVE first matches pve-common's $IPV4RE and
+// $IPV6RE (src/PVE/ParseUtils.pm), then asks Net::IP (netip.go). The IPv6
+// form is RFC 3986's IPv6address, an IPv4 octet has no leading zero. The
+// prefix length is \d+, which Perl would let match any Unicode digit on a
+// character string; here it is ASCII digits only, as is Perl's '$' without
+// the trailing newline it would allow: both only refuse more.
+
+const (
+	ipv4Octet = `(?:25[0-5]|(?:2[0-4]|1[0-9]|[1-9])?[0-9])`
+	ipv4Text  = `(?:(?:` + ipv4Octet + `\.){3}` + ipv4Octet + `)`
+	h16       = `[0-9a-fA-F]{1,4}`
+	ls32      = `(?:` + h16 + `:` + h16 + `|` + ipv4Text + `)`
+)
+
+// ipv6Text is RFC 3986's IPv6address, one alternative per line of its ABNF.
+var ipv6Text = `(?:` + strings.Join([]string{
+	`(?:` + h16 + `:){6}` + ls32,
+	`::(?:` + h16 + `:){5}` + ls32,
+	`(?:` + h16 + `)?::(?:` + h16 + `:){4}` + ls32,
+	`(?:(?:` + h16 + `:){0,1}` + h16 + `)?::(?:` + h16 + `:){3}` + ls32,
+	`(?:(?:` + h16 + `:){0,2}` + h16 + `)?::(?:` + h16 + `:){2}` + ls32,
+	`(?:(?:` + h16 + `:){0,3}` + h16 + `)?::` + h16 + `:` + ls32,
+	`(?:(?:` + h16 + `:){0,4}` + h16 + `)?::` + ls32,
+	`(?:(?:` + h16 + `:){0,5}` + h16 + `)?::` + h16,
+	`(?:(?:` + h16 + `:){0,6}` + h16 + `)?::`,
+}, "|") + `)`
+
+var (
+	ipv4CIDRShape = regexp.MustCompile(`^(` + ipv4Text + `)(?:/([0-9]+))?$`)
+	ipv6CIDRShape = regexp.MustCompile(`^(` + ipv6Text + `)(?:/([0-9]+))?$`)
+)
+
+// IsIPv4 matches one address as $IPV4RE does.
+func IsIPv4(s string) bool { m := ipv4CIDRShape.FindStringSubmatch(s); return m != nil && m[2] == "" }
+
+// IsIPv6 matches one IPv6 address as $IPV6RE does.
+func IsIPv6(s string) bool { m := ipv6CIDRShape.FindStringSubmatch(s); return m != nil && m[2] == "" }
+
+// AliasReference splits a value that names an alias into its scope ("",
+// "dc/" or "guest/") and the name; ok is false for anything else
+// (pve-firewall src/PVE/Firewall.pm $ip_alias_pattern as
+// parse_address_list, pve_verify_ip_or_cidr_or_alias, verify_rule and
+// src/PVE/API2/Firewall/IPSet.pm register_create_ip match it).
+func AliasReference(s string) (scope, name string, ok bool) {
+	m := firewallAliasRef.FindStringSubmatch(s)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1], m[2], true
+}
+
+// splitCIDR tells the IP version of an address with an optional /LENGTH,
+// or 0 when s is neither.
+func splitCIDR(s string) (addr, length string, version int) {
+	if m := ipv6CIDRShape.FindStringSubmatch(s); m != nil {
+		return m[1], m[2], 6
+	}
+	if m := ipv4CIDRShape.FindStringSubmatch(s); m != nil {
+		return m[1], m[2], 4
+	}
+	return "", "", 0
+}
+
+// IPOrCIDRError is the IPorCIDR format check (pve-firewall
+// src/PVE/Firewall.pm pve_verify_ip_or_cidr): the die message, with its
+// newline, or "". An address of the regex's shape has its host bits cleared
+// (clean_cidr) and must then be one Net::IP->new takes.
+func IPOrCIDRError(s string) string {
+	if _, _, version := splitCIDR(s); version == 0 {
+		return "value does not look like a valid IP address or CIDR network\n"
+	}
+	if _, msg := NetIPVersion(CleanCIDR(s)); msg != "" {
+		return msg + "\n"
+	}
+	return ""
+}
+
+// IPOrCIDROrAliasError is the IPorCIDRorAlias format check (pve-firewall
+// src/PVE/Firewall.pm pve_verify_ip_or_cidr_or_alias): an alias reference
+// passes without further checks.
+func IPOrCIDROrAliasError(s string) string {
+	if _, _, ok := AliasReference(s); ok {
+		return ""
+	}
+	return IPOrCIDRError(s)
+}
+
+// CleanCIDR is pve-firewall src/PVE/Firewall.pm clean_cidr: the host bits
+// of ADDRESS/LENGTH are cleared (Net::IP's ip_get_mask) and the address
+// written the way Net::IP's ip_compress_address writes it (IPv6 lowercase
+// and compressed); the length stays as given. An address without a length,
+// or with the length "0" (false in Perl), is returned as it is. A length
+// beyond the address leaves every bit: Perl's string '&' stops at the
+// shorter operand. s must have the shape IPOrCIDRError checks first.
+func CleanCIDR(s string) string {
+	addr, length, version := splitCIDR(s)
+	if version == 0 || !PerlTruthy(length) {
+		return s
+	}
+	v, msg := netIPExpand(addr, version)
+	if msg != "" {
+		return s
+	}
+	size := netIPBits(version)
+	if n, err := strconv.Atoi(length); err == nil && n < size {
+		mask := new(big.Int).Lsh(big.NewInt(1), uint(size-n))
+		mask.Sub(mask, big.NewInt(1))
+		v.AndNot(v, mask)
+	}
+	return compressNetIP(v, version) + "/" + length
+}
+
+// ParseIPOrCIDR is pve-firewall src/PVE/Firewall.pm parse_ip_or_cidr: the
+// address as the firewall keeps it, a host length (/32, /128) dropped, and
+// its IP version; ok is false when s is no address.
+func ParseIPOrCIDR(s string) (cidr string, version int, ok bool) {
+	_, _, version = splitCIDR(s)
+	switch version {
+	case 6:
+		return strings.TrimSuffix(s, "/128"), 6, true
+	case 4:
+		return strings.TrimSuffix(s, "/32"), 4, true
+	}
+	return "", 0, false
 }

@@ -53,10 +53,7 @@ func netIPNormalize(data string) (begin, end *big.Int, version int, msg string) 
 		if msg != "" {
 			return nil, nil, 0, msg
 		}
-		bits := 32
-		if version == 6 {
-			bits = 128
-		}
+		bits := netIPBits(version)
 		cur := new(big.Int).Set(begin)
 		rest := m[2]
 		// Each "/LEN" (optionally followed by ",/LEN...") must be a prefix
@@ -152,10 +149,7 @@ func netIPIsIPv6(ip string) string {
 		// simulator words it as a plain invalid address.
 		return "Invalid IP address " + ip
 	}
-	parts := strings.Split(ip, ":")
-	for len(parts) > 0 && parts[len(parts)-1] == "" {
-		parts = parts[:len(parts)-1] // Perl's split drops trailing empty fields
-	}
+	parts := perlSplitFixed(ip, ":")
 	for k, p := range parts {
 		switch {
 		case p == "", netIPv6Group.MatchString(p):
@@ -191,10 +185,7 @@ func netIPIsIPv6(ip string) string {
 // address as an integer. Missing IPv4 quads are zero ("10" is 10.0.0.0).
 func netIPExpand(ip string, version int) (*big.Int, string) {
 	if version == 4 {
-		quads := strings.Split(ip, ".")
-		for len(quads) > 0 && quads[len(quads)-1] == "" {
-			quads = quads[:len(quads)-1]
-		}
+		quads := perlSplitFixed(ip, ".")
 		if len(quads) > 4 {
 			return nil, "Not a valid IPv address " + ip
 		}
@@ -218,12 +209,79 @@ func netIPExpand(ip string, version int) (*big.Int, string) {
 		}
 		return new(big.Int).SetUint64(uint64(v)), ""
 	}
-	addr, err := netip.ParseAddr(ip)
+	// An embedded IPv4 address is expanded as one of its own: missing
+	// quads are zero ("::1.2.3" is ::1.2.3.0).
+	parsed := ip
+	if i := strings.LastIndexByte(ip, ':'); i >= 0 && strings.Contains(ip[i+1:], ".") {
+		if v4, msg := netIPExpand(ip[i+1:], 4); msg == "" {
+			parsed = ip[:i+1] + formatNetIP(v4, 4)
+		}
+	}
+	addr, err := netip.ParseAddr(parsed)
 	if err != nil || !addr.Is6() {
+		// inferred: Net::IP expands such an address group by group and
+		// refuses it in a later step with that step's text (an IPv4 or
+		// malformed end of an IPv6 range, a group of five digits); the
+		// simulator refuses the same values with ip_iptobin's text.
 		return nil, "Bad IP address " + ip
 	}
 	b := addr.As16()
 	return new(big.Int).SetBytes(b[:]), ""
+}
+
+// netIPBits is Net/IP.pm ip_iplengths: the bits of an address.
+func netIPBits(version int) int {
+	if version == 6 {
+		return 128
+	}
+	return 32
+}
+
+// compressNetIP writes an address as Net/IP.pm ip_compress_address does:
+// IPv4 as a dotted quad; IPv6 in lowercase groups without leading zeros,
+// the run of two or more zero groups whose text (with the colons around
+// it) is longest replaced by "::", the first of equal ones. Unlike RFC
+// 5952, a run in the middle (two colons) beats an equally long one at
+// either end, and an IPv4 tail is written in hex.
+func compressNetIP(v *big.Int, version int) string {
+	if version == 4 {
+		return formatNetIP(v, 4)
+	}
+	groups := strings.Split(formatNetIP(v, 6), ":")
+	for i, g := range groups {
+		groups[i] = strings.TrimLeft(g, "0")
+		if groups[i] == "" {
+			groups[i] = "0"
+		}
+	}
+	bestStart, bestEnd, bestLen := -1, -1, 0
+	for i := 0; i < len(groups); {
+		if groups[i] != "0" {
+			i++
+			continue
+		}
+		j := i
+		for j+1 < len(groups) && groups[j+1] == "0" {
+			j++
+		}
+		if j > i {
+			text := 2*(j-i+1) - 1
+			if i > 0 {
+				text++
+			}
+			if j < len(groups)-1 {
+				text++
+			}
+			if text > bestLen {
+				bestStart, bestEnd, bestLen = i, j, text
+			}
+		}
+		i = j + 1
+	}
+	if bestStart < 0 {
+		return strings.Join(groups, ":")
+	}
+	return strings.Join(groups[:bestStart], ":") + "::" + strings.Join(groups[bestEnd+1:], ":")
 }
 
 // formatNetIP writes an address as Net::IP's ip() does: dotted quad, or

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // handVerifiers port the PVE format checks that are more than one regex and
@@ -56,12 +54,6 @@ func init() {
 
 		"storage-pair": func(v string) string { return verifyIDPair(v, "pve-storage-id") },
 		"bridge-pair":  func(v string) string { return verifyIDPair(v, "pve-bridge-id") },
-
-		// Firewall aliases and IPSet entries (pve-firewall
-		// src/PVE/Firewall.pm pve_verify_ip_or_cidr,
-		// pve_verify_ip_or_cidr_or_alias; pvegrammar/firewall_sets_cidr.go).
-		"IPorCIDR":        pvegrammar.IPOrCIDRError,
-		"IPorCIDRorAlias": pvegrammar.IPOrCIDROrAliasError,
 	}
 }
 

@@ -1,11 +1,7 @@
 package schema
 
 import (
-	"net/netip"
-	"regexp"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
@@ -39,17 +35,11 @@ func init() {
 		return failUnless(ok, "invalid icmp-type value '"+v+"'")
 	}
 	handVerifiers["pve-fw-conntrack-helper"] = verifyConntrackHelpers
-	handVerifiers["IPorCIDR"] = verifyIPOrCIDR
-	handVerifiers["IPorCIDRorAlias"] = func(v string) string {
-		// pve_verify_ip_or_cidr_or_alias
-		if firewallAliasName.MatchString(v) {
-			return ""
-		}
-		return verifyIPOrCIDR(v)
-	}
+	// Firewall aliases and IPSet entries: pve_verify_ip_or_cidr,
+	// pve_verify_ip_or_cidr_or_alias
+	handVerifiers["IPorCIDR"] = pvegrammar.IPOrCIDRError
+	handVerifiers["IPorCIDRorAlias"] = pvegrammar.IPOrCIDROrAliasError
 }
-
-var firewallAliasName = regexp.MustCompile(`^(dc/|guest/)?(?:` + pvegrammar.FirewallNamePattern + `)$`)
 
 // verifyConntrackHelpers is pve_fw_verify_conntrack_helper: a comma
 // separated list of the helpers pve-firewall knows.
@@ -64,48 +54,4 @@ func verifyConntrackHelpers(list string) string {
 		}
 	}
 	return ""
-}
-
-// ipOrCIDRSyntax is pve_verify_ip_or_cidr's first test: an address of
-// pve-common's $IPV4RE or $IPV6RE (the "ip" format's regex), with an
-// optional "/digits".
-var ipOrCIDRSyntax = sync.OnceValue(func() *regexp.Regexp {
-	ip := namedRegexp("ip").String()
-	ip = strings.TrimSuffix(strings.TrimPrefix(ip, "^"), "$")
-	return regexp.MustCompile(`^(?:` + ip + `)(?:/\d+)?$`)
-})
-
-// verifyIPOrCIDR is pve-firewall src/PVE/Firewall.pm
-// pve_verify_ip_or_cidr: the address with its host bits cleared
-// (clean_cidr) must be one Net::IP takes; a prefix longer than the address
-// fails with Net::IP's error.
-func verifyIPOrCIDR(v string) string {
-	if !ipOrCIDRSyntax().MatchString(v) {
-		return "value does not look like a valid IP address or CIDR network\n"
-	}
-	cleaned := cleanCIDR(v)
-	if _, msg := pvegrammar.NetIPVersion(cleaned); msg != "" {
-		return msg + "\n"
-	}
-	return ""
-}
-
-// cleanCIDR is pve-firewall src/PVE/Firewall.pm clean_cidr: the host bits
-// of ADDRESS/LEN cleared; a missing or zero LEN leaves the value as it is,
-// and so does a LEN longer than the address (Net::IP then refuses it).
-func cleanCIDR(cidr string) string {
-	ip, lenText, ok := strings.Cut(cidr, "/")
-	if !ok || !pvegrammar.PerlTruthy(lenText) {
-		return cidr
-	}
-	plen, err := strconv.Atoi(lenText)
-	addr, perr := netip.ParseAddr(ip)
-	if err != nil || perr != nil || plen > addr.BitLen() {
-		return cidr
-	}
-	p, err := addr.Prefix(plen)
-	if err != nil {
-		return cidr
-	}
-	return p.Addr().String() + "/" + lenText
 }
