@@ -15,6 +15,13 @@ resource "pve_firewall_security_group" "web" {
   name = "web"
 }
 
+resource "pve_firewall_ipset" "admins" {
+  name = "admins"
+  entries = {
+    "10.0.10.0/24" = {}
+  }
+}
+
 # The rules of one VM's firewall, in the order PVE evaluates them.
 resource "pve_firewall_rules" "web" {
   vmid = pve_vm.web.vmid
@@ -22,7 +29,7 @@ resource "pve_firewall_rules" "web" {
   rules = [
     # A security group shared by the web servers.
     { type = "group", action = pve_firewall_security_group.web.ref, iface = "net0" },
-    { type = "in", action = "ACCEPT", macro = "SSH", source = "+dc/admins", comment = "admins only (a cluster IP set)" },
+    { type = "in", action = "ACCEPT", macro = "SSH", source = pve_firewall_ipset.admins.ref, comment = "admins only" },
     { type = "in", action = "ACCEPT", proto = "tcp", dport = "9100", source = "10.0.10.0/24", comment = "metrics" },
     { type = "in", action = "DROP", log = "info", enabled = false },
   ]
