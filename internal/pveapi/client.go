@@ -126,10 +126,11 @@ type Client struct {
 	pollInterval  time.Duration
 	timeout       time.Duration // per attempt; 0 means none
 	now           func() time.Time
-	vmids         vmidReservations // ids handed out by AllocateVMID (vmid.go)
-	pools         memo[PoolGuests] // pool memberships, until our next write (readcache.go)
-	poolExistence memo[bool]       // whether pools exist, until our next write to /pools
-	nodeNames     memo[[]string]   // the cluster's node names (readcache.go)
+	vmids         vmidReservations       // ids handed out by AllocateVMID (vmid.go)
+	pools         memo[PoolGuests]       // pool memberships, until our next write (readcache.go)
+	poolExistence memo[bool]             // whether pools exist, until our next write to /pools
+	nodeNames     memo[[]string]         // the cluster's node names (readcache.go)
+	guests        memo[map[int]Resource] // the cluster's guests by VMID, until our next write (readcache.go)
 }
 
 // New validates cfg and builds a Client. It does no network I/O: ticket

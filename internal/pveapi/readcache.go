@@ -209,6 +209,47 @@ func (c *Client) NodeNames(ctx context.Context) ([]string, error) {
 	return slices.Clone(names), err
 }
 
+// LocateGuest finds a VM or container by VMID like FindGuest, from one
+// cluster listing shared by every caller until the Client's next write or
+// task end: objects that only name a guest (its firewall) look it up once
+// per command, not once each. A VMID the kept listing lacks is asked for
+// again, so a guest made since the listing is found.
+func (c *Client) LocateGuest(ctx context.Context, vmid int) (guest *Resource, found bool, err error) {
+	generation := c.guests.currentGeneration()
+	index, err := c.guests.get(ctx, "", func(ctx context.Context) (map[int]Resource, error) {
+		return c.guestIndex(ctx)
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	entry, ok := index[vmid]
+	if !ok {
+		index, err = c.guestIndex(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		c.guests.seed("", index, generation)
+		if entry, ok = index[vmid]; !ok {
+			return nil, false, nil
+		}
+	}
+	return &entry, true, nil
+}
+
+func (c *Client) guestIndex(ctx context.Context) (map[int]Resource, error) {
+	resources, err := c.ClusterResources(ctx, "vm")
+	if err != nil {
+		return nil, err
+	}
+	index := make(map[int]Resource, len(resources))
+	for _, r := range resources {
+		if r.IsGuest() {
+			index[r.VMID.Int()] = r
+		}
+	}
+	return index, nil
+}
+
 // noteWrite forgets the kept pool memberships after a write request or
 // the end of a task (path ""), and whether pools exist after a write to
 // /pools (see PoolGuests, PoolExists). It is called once the write has
@@ -216,6 +257,7 @@ func (c *Client) NodeNames(ctx context.Context) ([]string, error) {
 // reached PVE.
 func (c *Client) noteWrite(path string) {
 	c.pools.dropAll()
+	c.guests.dropAll()
 	if path == "/pools" || strings.HasPrefix(path, "/pools/") {
 		c.poolExistence.dropAll()
 	}

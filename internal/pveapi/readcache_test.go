@@ -296,3 +296,52 @@ func TestNodeNamesAskOnce(t *testing.T) {
 		t.Errorf("GET /nodes sent %d times, want 1", n)
 	}
 }
+
+// Guests are located from one cluster listing until the next write; a
+// VMID the listing lacks is asked for again.
+func TestLocateGuestSharesOneListingUntilAWrite(t *testing.T) {
+	t.Parallel()
+	f := newFakePVE(t)
+	var listings atomic.Int32
+	f.handle("GET /cluster/resources", func(w http.ResponseWriter, _ *http.Request) {
+		n := listings.Add(1)
+		guests := []map[string]any{
+			{"id": "qemu/100", "type": "qemu", "node": "pve1", "vmid": 100, "name": "web"},
+			{"id": "lxc/200", "type": "lxc", "node": "pve2", "vmid": 200, "name": "db"},
+		}
+		if n > 1 {
+			guests = append(guests, map[string]any{"id": "qemu/101", "type": "qemu", "node": "pve1", "vmid": 101, "name": "new"})
+		}
+		writeData(w, guests)
+	})
+	f.handle("PUT /cluster/firewall/options", func(w http.ResponseWriter, _ *http.Request) { writeData(w, nil) })
+	c := f.client()
+	ctx := context.Background()
+	for _, vmid := range []int{100, 200, 100, 200} {
+		if g, found, err := c.LocateGuest(ctx, vmid); err != nil || !found || g.VMID.Int() != vmid {
+			t.Fatalf("LocateGuest(%d) = %+v, %v, %v", vmid, g, found, err)
+		}
+	}
+	if n := listings.Load(); n != 1 {
+		t.Fatalf("%d listings for four lookups, want 1", n)
+	}
+	// A guest made since the listing is found by asking again, and the
+	// new listing serves the next lookups.
+	if g, found, err := c.LocateGuest(ctx, 101); err != nil || !found || g.Node != "pve1" {
+		t.Fatalf("LocateGuest(101) = %+v, %v, %v", g, found, err)
+	}
+	if _, found, _ := c.LocateGuest(ctx, 200); !found || listings.Load() != 2 {
+		t.Fatalf("after the refetch: found %v, %d listings, want 2", found, listings.Load())
+	}
+	// A write forgets the listing.
+	if err := c.UpdateFirewallOptions(ctx, FirewallScope{}, map[string]string{"enable": "1"}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, found, _ := c.LocateGuest(ctx, 100); !found || listings.Load() != 3 {
+		t.Fatalf("after a write: found %v, %d listings, want 3", found, listings.Load())
+	}
+	// A VMID no guest has: asked for once more, then not found.
+	if _, found, err := c.LocateGuest(ctx, 999); err != nil || found || listings.Load() != 4 {
+		t.Fatalf("LocateGuest(999): found %v, %v, %d listings, want 4", found, err, listings.Load())
+	}
+}

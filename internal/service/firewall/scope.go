@@ -109,12 +109,13 @@ func parseScope(id string) (scope scopeRef, rest string, err error) {
 }
 
 // resolve finds where PVE serves the scope's firewall. A guest's firewall is
-// addressed through the guest's node and type, looked up with one cluster
-// listing; found is false when no guest has the VMID.
+// addressed through the guest's node and type, looked up in a cluster
+// listing that every firewall object of the command shares; found is false
+// when no guest has the VMID.
 func (s scopeRef) resolve(ctx context.Context, client *pveapi.Client) (scope pveapi.FirewallScope, found bool, err error) {
 	switch s.kind() {
 	case guestScope:
-		guest, ok, err := client.FindGuest(ctx, s.VMID)
+		guest, ok, err := client.LocateGuest(ctx, s.VMID)
 		if err != nil || !ok {
 			return pveapi.FirewallScope{}, false, err
 		}
