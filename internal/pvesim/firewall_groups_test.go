@@ -16,6 +16,7 @@ func (e *env) securityGroups(t *testing.T) []map[string]any {
 // Rules.pm GroupRules): created under the name as given, read back
 // lowercased; listed sorted with comment and digest; deleted only when
 // empty.
+// Wire rules: W52.
 func TestSecurityGroupCRUD(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

@@ -32,6 +32,7 @@ func fwActions(list []map[string]any) string {
 // answer of a list carries the position and the list digest
 // (pve-firewall src/PVE/API2/Firewall/Rules.pm register_create_rule,
 // register_get_rules).
+// Wire rules: W50.
 func TestFirewallRuleCreateAtTopDisabled(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -104,6 +105,7 @@ func TestFirewallRuleReparsedOnLoad(t *testing.T) {
 
 // copy_list_with_digest: SHA-1 over each rule's sorted "key:value" lines,
 // the keys the parser keeps (ipversion too).
+// Wire rules: W51.
 func TestFirewallRuleDigestValue(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -120,6 +122,7 @@ func TestFirewallRuleDigestValue(t *testing.T) {
 
 // register_update_rule and register_delete_rule check the digest
 // (assert_if_modified) before the position.
+// Wire rules: W51.
 func TestFirewallRuleDigestRefusal(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -147,6 +150,7 @@ func TestFirewallRuleDigestRefusal(t *testing.T) {
 // moveto places the rule before the one that was at moveto, at the end
 // when moveto is past the last rule, and ignores the other arguments
 // (register_update_rule).
+// Wire rules: W50.
 func TestFirewallRuleMoveto(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -183,6 +187,7 @@ func TestFirewallRuleMoveto(t *testing.T) {
 
 // What the file round trip keeps of a rule (pve-firewall
 // src/PVE/Firewall.pm $format_rules and parse_fw_rule).
+// Wire rules: W56.
 func TestFirewallRuleRoundTrip(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -227,6 +232,7 @@ func TestFirewallRuleRoundTrip(t *testing.T) {
 // reads what follows as further lines of the section: a rule line becomes
 // a rule of its own (enabled), other text is skipped
 // (generic_fw_config_parser, parse_fw_rule).
+// Wire rules: W56.
 func TestFirewallRuleCommentNewline(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

@@ -5,6 +5,7 @@ import "testing"
 // The digests are SHA-1 over "key:value\n" with the keys sorted
 // (pve-firewall src/PVE/Firewall.pm copy_list_with_digest,
 // copy_opject_with_digest); the expected values are computed by hand.
+// Wire rules: W51.
 func TestFirewallDigestsOverSortedKeys(t *testing.T) {
 	t.Parallel()
 	list := []map[string]any{

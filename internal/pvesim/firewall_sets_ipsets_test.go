@@ -19,6 +19,7 @@ func cidrsOf(list []map[string]any) []string {
 // pve-firewall src/PVE/API2/Firewall/IPSet.pm BaseIPSetList: sets are
 // created under the name given, read back lowercased, and looked up by the
 // name exactly as given.
+// Wire rules: W52.
 func TestFirewallIPSetsCreateRenameDelete(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
@@ -81,6 +82,7 @@ func TestFirewallIPSetsCreateRenameDelete(t *testing.T) {
 
 // pve-firewall src/PVE/API2/Firewall/IPSet.pm IPSetBase: entry
 // normalisation, refusals, digests and the file order.
+// Wire rules: W57.
 func TestFirewallIPSetEntries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

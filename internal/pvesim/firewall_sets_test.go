@@ -70,6 +70,7 @@ const modified = "detected modified configuration - file changed by other user? 
 // pve-firewall src/PVE/API2/Firewall/Aliases.pm: what each method stores
 // and refuses, for the cluster and a guest that does not exist (PVE reads a
 // missing VMID.fw as empty and does not look for the guest).
+// Wire rules: W52, W57.
 func TestFirewallAliases(t *testing.T) {
 	t.Parallel()
 	for _, prefix := range []string{"/cluster/firewall", "/nodes/pve1/qemu/100/firewall", "/nodes/pve1/lxc/4242/firewall"} {

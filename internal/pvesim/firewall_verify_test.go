@@ -7,6 +7,7 @@ import (
 
 // verify_rule's refusals through the API: a 400 naming the first problem
 // (pve-firewall src/PVE/Firewall.pm verify_rule, $apply_macro).
+// Wire rules: W53, W54, W55.
 func TestFirewallRuleVerifyRefusals(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})

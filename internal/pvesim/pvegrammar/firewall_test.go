@@ -56,6 +56,7 @@ func TestNetIPVersion(t *testing.T) {
 }
 
 // pve-firewall src/PVE/Firewall.pm parse_address_list.
+// Wire rules: W53.
 func TestFirewallAddressList(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -94,6 +95,7 @@ func TestFirewallAddressList(t *testing.T) {
 
 // pve-firewall src/PVE/Firewall.pm parse_port_name_number_or_range, with
 // Debian netbase's service names.
+// Wire rules: W54.
 func TestFirewallPortList(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -216,6 +218,7 @@ func TestIPOrCIDROrAlias(t *testing.T) {
 
 // pve-firewall src/PVE/Firewall.pm parse_ip_or_cidr: only a host length is
 // dropped.
+// Wire rules: W57.
 func TestParseIPOrCIDR(t *testing.T) {
 	t.Parallel()
 	cases := []struct {

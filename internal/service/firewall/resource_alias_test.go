@@ -157,6 +157,7 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 
 // PVE stores 10.0.0.5/32 as 10.0.0.5: the configured spelling stays in
 // state and the plan after the apply is empty.
+// Wire rules: W57.
 func TestAccFirewallAlias_hostLengthNormalised(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)

@@ -110,6 +110,7 @@ func expectIPSetAction(action plancheck.ResourceActionType) resource.ConfigPlanC
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ipsetAddr, action)}}
 }
 
+// Wire rules: W51.
 func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -213,6 +214,7 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 
 // PVE clears host bits and strips /32 and /128; the configured spelling
 // stays in state and the plan after the apply is empty.
+// Wire rules: W52, W57.
 func TestAccFirewallIPSet_addressesNormalised(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)

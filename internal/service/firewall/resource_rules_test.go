@@ -224,6 +224,7 @@ func TestAccFirewallRules_existingRulesAreNotTakenOver(t *testing.T) {
 
 // Rules PVE would refuse, or would store differently, are refused at plan
 // time with the attribute named (W53, W54, W55).
+// Wire rules: W56.
 func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -274,7 +275,7 @@ func TestAccFirewallRules_privilegesNamed(t *testing.T) {
 }
 
 // PVE's own spelling of what the configuration wrote plans no change: a
-// macro in another case, a comment with blanks around it (W55).
+// macro in another case, a comment with blanks around it (W56).
 func TestAccFirewallRules_pveSpellingPlansNoChange(t *testing.T) {
 	if acctest.IsLive() {
 		t.Skip("changes the cluster's firewall rules, which a live cluster's operators own")

@@ -122,6 +122,7 @@ func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
 	})
 }
 
+// Wire rules: W52.
 func TestAccFirewallSecurityGroup_badNames(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
