@@ -21,7 +21,11 @@ import (
 
 // groupAndUsers is a security group with one rule and a guest's rule list
 // that applies it.
-func groupAndUsers(tg *acctest.Target, name, comment string, vmid int) string {
+func groupAndUsers(tg *acctest.Target, name, comment string, vmid int, extraGuestRules ...string) string {
+	extra := ""
+	for _, rule := range extraGuestRules {
+		extra += "    " + rule + ",\n"
+	}
 	commentLine := ""
 	if comment != "" {
 		commentLine = fmt.Sprintf("comment = %q", comment)
@@ -43,10 +47,10 @@ resource "pve_firewall_rules" "guest" {
   vmid = %d
   rules = [
     { type = "group", action = pve_firewall_security_group.web.ref, iface = "net0" },
-    { type = "in", action = "DROP", log = "info" },
+%s    { type = "in", action = "DROP", log = "info" },
   ]
 }
-`, name, commentLine, vmid))
+`, name, commentLine, vmid, extra))
 }
 
 // addGuest puts a VM into the simulated cluster, for firewall tests that
@@ -90,12 +94,14 @@ func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
 				},
 			},
 			{
-				Config: groupAndUsers(tg, "webtier", "", 100),
+				// Renamed, and a rule added in the same apply to a list
+				// that uses the group.
+				Config: groupAndUsers(tg, "webtier", "", 100, `{ type = "in", action = "ACCEPT", macro = "SSH" }`),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					update("pve_firewall_security_group.web"), update("pve_firewall_rules.web"), update("pve_firewall_rules.guest"),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
-					expectLiveRules(tg, guestRules, "group webtier enable=1", "in DROP enable=1"),
+					expectLiveRules(tg, guestRules, "group webtier enable=1", "in ACCEPT SSH enable=1", "in DROP enable=1"),
 					expectLiveRules(tg, pveapi.FirewallRuleList{Group: "webtier"}, "in ACCEPT HTTPS enable=1"),
 					statecheck.ExpectKnownValue("pve_firewall_security_group.web", tfjsonpath.New("comment"), knownvalue.Null()),
 				},
@@ -140,17 +146,15 @@ func TestAccFirewallSecurityGroup_badNames(t *testing.T) {
 	}
 }
 
-// A guest's firewall goes with the guest: updating the guest keeps it,
-// replacing the guest leaves nothing of the old one's.
-func TestAccFirewallRules_guestReplacedOrUpdated(t *testing.T) {
-	if acctest.IsLive() {
-		t.Skip("replaces a guest at fixed VMIDs, which a live node may use")
-	}
-	t.Parallel()
-	tg := acctest.New(t)
-	config := func(vmid int, name string) string {
-		return tg.Config(fmt.Sprintf(`
-resource "pve_vm" "web" {
+// guestKind is a kind of guest and the configuration of one of it.
+type guestKind struct {
+	resource, guestType string
+	body                func(vmid int, name string) string
+}
+
+var firewallGuestKinds = []guestKind{
+	{"pve_vm", "qemu", func(vmid int, name string) string {
+		return fmt.Sprintf(`
   node          = "pve1"
   vmid          = %d
   name          = %q
@@ -162,61 +166,93 @@ resource "pve_vm" "web" {
   network = {
     net0 = { bridge = "vmbr0", firewall = true }
   }
+`, vmid, name)
+	}},
+	{"pve_container", "lxc", func(vmid int, name string) string {
+		return fmt.Sprintf(`
+  node        = "pve1"
+  vmid        = %d
+  hostname    = %q
+  os_template = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
+  root_disk   = { storage = "local-lvm", size = 4 }
+  network = {
+    net0 = { name = "eth0", bridge = "vmbr0", firewall = true }
+  }
+`, vmid, name)
+	}},
 }
 
+// A guest's firewall goes with the guest: updating the guest keeps it,
+// replacing the guest leaves nothing of the old one's. Both kinds.
+func TestAccFirewallRules_guestReplacedOrUpdated(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("replaces guests at fixed VMIDs, which a live node may use")
+	}
+	t.Parallel()
+	for _, kind := range firewallGuestKinds {
+		t.Run(kind.resource, func(t *testing.T) {
+			t.Parallel()
+			testGuestReplacedOrUpdated(t, kind)
+		})
+	}
+}
+
+func testGuestReplacedOrUpdated(t *testing.T, kind guestKind) {
+	tg := acctest.New(t)
+	guest := kind.resource + ".web"
+	config := func(vmid int, name string) string {
+		return tg.Config(fmt.Sprintf(`
+resource %q "web" {%s}
+
 resource "pve_firewall_rules" "web" {
-  vmid = pve_vm.web.vmid
+  vmid = %s.vmid
   rules = [
     { type = "in", action = "ACCEPT", macro = "SSH", iface = "net0" },
   ]
   lifecycle {
-    replace_triggered_by = [pve_vm.web.id]
+    replace_triggered_by = [%s.id]
   }
 }
-`, vmid, name))
+`, kind.resource, kind.body(vmid, name), guest, guest))
 	}
-	firstVMID, secondVMID := 120, 0
-	watch := acctest.NewPathWriteWatch(tg, fmt.Sprintf("/nodes/pve1/qemu/%d/firewall", firstVMID))
+	list := func(vmid int) pveapi.FirewallRuleList {
+		return pveapi.FirewallRuleList{Scope: pveapi.FirewallScope{Node: "pve1", GuestType: kind.guestType, VMID: vmid}}
+	}
+	first, second := 120, 121
+	watch := acctest.NewPathWriteWatch(tg, fmt.Sprintf("/nodes/pve1/%s/%d/firewall", kind.guestType, first))
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{Config: config(firstVMID, "web")},
+			{Config: config(first, "web")},
 			{
 				// An update of the guest leaves its firewall alone.
 				PreConfig: watch.Mark,
-				Config:    config(firstVMID, "web-1"),
+				Config:    config(first, "web-1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("pve_vm.web", plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(guest, plancheck.ResourceActionUpdate),
 					plancheck.ExpectResourceAction("pve_firewall_rules.web", plancheck.ResourceActionNoop),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					watch.None(),
-					expectLiveRules(tg, guestList(firstVMID), "in ACCEPT SSH enable=1"),
+					expectLiveRules(tg, list(first), "in ACCEPT SSH enable=1"),
 				},
 			},
 			{
 				// A replaced guest: the old one's firewall went with it,
 				// the new one gets the rules.
-				PreConfig: func() { secondVMID = firstVMID + 1 },
-				Config:    config(firstVMID+1, "web-1"),
+				Config: config(second, "web-1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("pve_vm.web", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(guest, plancheck.ResourceActionDestroyBeforeCreate),
 					plancheck.ExpectResourceAction("pve_firewall_rules.web", plancheck.ResourceActionDestroyBeforeCreate),
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					acctest.CheckState(func(*tfjson.State) error {
-						old, _, err := tg.Client.FirewallRules(context.Background(), guestList(firstVMID))
+						old, _, err := tg.Client.FirewallRules(context.Background(), list(first))
 						if err == nil && len(old) > 0 {
-							err = fmt.Errorf("the replaced guest %d still has firewall rules: %v", firstVMID, old)
+							err = fmt.Errorf("the replaced guest %d still has firewall rules: %v", first, old)
 						}
 						return err
 					}),
-					acctest.CheckState(func(*tfjson.State) error {
-						got, err := liveRules(tg, guestList(secondVMID))
-						if err == nil && (len(got) != 1 || got[0] != "in ACCEPT SSH enable=1") {
-							err = fmt.Errorf("new guest's rules: %v", got)
-						}
-						return err
-					}),
+					expectLiveRules(tg, list(second), "in ACCEPT SSH enable=1"),
 				},
 			},
 		},

@@ -96,8 +96,10 @@ type ruleWriter struct {
 	verified bool
 	// requests counts the requests the writer sent.
 	requests int
-	// lastRead is the list as the last read found it.
-	lastRead *listSnapshot
+	// lastRead is the list as the last read found it, and lastExpected
+	// what that read expected.
+	lastRead     *listSnapshot
+	lastExpected []map[string]string
 }
 
 // newRuleWriter starts from what the last refresh saw; without a
@@ -129,20 +131,65 @@ func (w *ruleWriter) apply(ctx context.Context, prior, desired []map[string]stri
 		}
 	}
 	desiredKeys := ruleKeys(desired)
-	for _, edit := range wire.PlanRuleEdits(ruleKeys(w.current), desiredKeys) {
-		err := w.do(ctx, edit, desired)
-		var changed errChangedOutside
-		if errors.As(err, &changed) && w.lastRead != nil && slices.Equal(ruleKeys(w.lastRead.Rules), desiredKeys) {
-			// What changed is what the plan wanted: a security group
-			// renamed in the same apply, whose rename PVE carried into
-			// every rule that uses it.
-			return nil
-		}
-		if err != nil {
+	err := w.applyPlan(ctx, desired)
+	var changed errChangedOutside
+	if !errors.As(err, &changed) || w.lastRead == nil {
+		return err
+	}
+	live := w.lastRead.Rules
+	if slices.Equal(ruleKeys(live), desiredKeys) {
+		// What changed is what the plan wanted: a security group
+		// renamed in the same apply, whose rename PVE carried into every
+		// rule that uses it.
+		return nil
+	}
+	if !onlyGroupsRenamed(w.lastExpected, live, desired) {
+		return err
+	}
+	// The list differs from the plan's only by security groups the same
+	// apply renamed: go on from the list as PVE holds it.
+	w.current, w.exact, w.digest, w.verified = cloneRules(live), true, w.lastRead.Digest, true
+	return w.applyPlan(ctx, desired)
+}
+
+// applyPlan plans the edits from the current list to desired and sends
+// them.
+func (w *ruleWriter) applyPlan(ctx context.Context, desired []map[string]string) error {
+	for _, edit := range wire.PlanRuleEdits(ruleKeys(w.current), ruleKeys(desired)) {
+		if err := w.do(ctx, edit, desired); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// onlyGroupsRenamed tells whether live is expected but for group rules
+// whose security group now has a name the desired list uses: what PVE does
+// to every rule when a group is renamed.
+func onlyGroupsRenamed(expected, live, desired []map[string]string) bool {
+	if len(expected) != len(live) {
+		return false
+	}
+	wanted := map[string]bool{}
+	for _, rule := range desired {
+		if rule["type"] == "group" {
+			wanted[rule["action"]] = true
+		}
+	}
+	for i := range live {
+		if ruleKey(live[i]) == ruleKey(expected[i]) {
+			continue
+		}
+		if live[i]["type"] != "group" || expected[i]["type"] != "group" || !wanted[live[i]["action"]] {
+			return false
+		}
+		renamed := cloneFields(expected[i])
+		renamed["action"] = live[i]["action"]
+		if ruleKey(renamed) != ruleKey(live[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func (w *ruleWriter) do(ctx context.Context, edit wire.RuleEdit, desired []map[string]string) error {
@@ -225,7 +272,7 @@ func (w *ruleWriter) refresh(ctx context.Context, expected []map[string]string) 
 	if err != nil {
 		return err
 	}
-	w.lastRead = &live
+	w.lastRead, w.lastExpected = &live, expected
 	if !slices.Equal(ruleKeys(live.Rules), ruleKeys(expected)) {
 		return errChangedOutside{what: w.what}
 	}
