@@ -258,7 +258,3 @@ resource "pve_firewall_rules" "web" {
 		},
 	})
 }
-
-func guestList(vmid int) pveapi.FirewallRuleList {
-	return pveapi.FirewallRuleList{Scope: pveapi.FirewallScope{Node: "pve1", GuestType: "qemu", VMID: vmid}}
-}
