@@ -299,3 +299,45 @@ func TestAccFirewallRules_pveSpellingPlansNoChange(t *testing.T) {
 		},
 	})
 }
+
+// A node's own rules: created, changed in place, imported, destroyed.
+func TestAccFirewallRules_node(t *testing.T) {
+	if acctest.IsLive() {
+		t.Skip("changes a node's firewall rules, which a live cluster's operators own")
+	}
+	t.Parallel()
+	tg := acctest.New(t)
+	node := pveapi.FirewallRuleList{Scope: pveapi.FirewallScope{Node: "pve1"}}
+	scope := `  node = "pve1"`
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			got, err := liveRules(tg, node)
+			if err == nil && len(got) > 0 {
+				err = fmt.Errorf("node rules left after destroy: %v", got)
+			}
+			return err
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: rulesConfig(tg, scope, `{ type = "in", action = "ACCEPT", iface = "vmbr0", proto = "tcp", dport = "22" }`,
+					`{ type = "forward", action = "DROP", source = "10.9.0.0/16" }`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(rulesAddr, tfjsonpath.New("id"), knownvalue.StringExact("node/pve1")),
+					expectLiveRules(tg, node, "in ACCEPT 22 enable=1", "forward DROP enable=1"),
+				},
+			},
+			{
+				Config: rulesConfig(tg, scope, `{ type = "in", action = "ACCEPT", iface = "vmbr0", proto = "tcp", dport = "22,8006" }`,
+					`{ type = "forward", action = "DROP", source = "10.9.0.0/16" }`),
+				ConfigPlanChecks:  expectActionOn(rulesAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{expectLiveRules(tg, node, "in ACCEPT 22,8006 enable=1", "forward DROP enable=1")},
+			},
+			{
+				ResourceName:      rulesAddr,
+				ImportState:       true,
+				ImportStateId:     "node/pve1",
+				ImportStateVerify: true,
+			},
+		},
+	})
+}
