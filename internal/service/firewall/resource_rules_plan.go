@@ -42,6 +42,9 @@ func (r *rulesResource) ValidateConfig(ctx context.Context, req resource.Validat
 	if g := config.SecurityGroup; !g.IsNull() && !g.IsUnknown() {
 		if err := wire.ValidateFirewallName(wire.FirewallGroupName, g.ValueString()); err != nil {
 			resp.Diagnostics.AddAttributeError(path.Root("security_group"), "Invalid Security Group Name", err.Error())
+		} else if lower := strings.ToLower(g.ValueString()); lower != g.ValueString() {
+			resp.Diagnostics.AddAttributeError(path.Root("security_group"), "Invalid Security Group Name", fmt.Sprintf(
+				"PVE stores security group names in lowercase and finds a group only by that name: write %q.", lower))
 		}
 	}
 	if config.Rules.IsUnknown() || config.Rules.IsNull() {
@@ -57,6 +60,13 @@ func (r *rulesResource) ValidateConfig(ctx context.Context, req resource.Validat
 			continue
 		}
 		fields, unknown := ruleFieldsForCheck(rule)
+		if fields.Type == "group" && !unknown["action"] && fields.Action != strings.ToLower(fields.Action) {
+			// The rule file keeps the name as written while the group is
+			// read back lowercased, so such a rule would never match.
+			resp.Diagnostics.AddAttributeError(path.Root("rules").AtListIndex(i).AtName("action"), "Invalid Firewall Rule", fmt.Sprintf(
+				"rules[%d].action: PVE stores security group names in lowercase and a rule must name the group that way: write %q.",
+				i, strings.ToLower(fields.Action)))
+		}
 		for _, p := range wire.FirewallRuleProblems(fields, wire.FirewallRuleEnv(env)) {
 			name := ruleAttrOf[p.Field]
 			if name == "" {
@@ -207,7 +217,7 @@ func (c referenceChecker) check(ctx context.Context, refs ruleReferences, diags 
 			return
 		}
 		for _, ref := range refs.groups {
-			if !slices.ContainsFunc(groups, func(g pveapi.SecurityGroup) bool { return strings.EqualFold(g.Group, ref.value) }) {
+			if !slices.ContainsFunc(groups, func(g pveapi.SecurityGroup) bool { return g.Group == ref.value }) {
 				diags.AddAttributeError(path.Root("rules").AtListIndex(ref.index).AtName(ref.attr), "Security Group Not Found", fmt.Sprintf(
 					"rules[%d].action: PVE has no security group %q; PVE would accept the rule and it would never match. If this configuration creates the group, "+
 						"write action = pve_firewall_security_group.NAME.ref so Terraform creates it first.", ref.index, ref.value))

@@ -241,6 +241,8 @@ func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
 		{`  node = "pve1"` + "\n" + `  vmid = 100`, `{ type = "in", action = "ACCEPT" }`, `node`},
 		{"", `{ type = "in", action = "ACCEPT", source = "+nosuchset" }`, `(?s)rules\[0\]\.source.*no IP set "nosuchset"`},
 		{"", `{ type = "group", action = "nosuchgroup" }`, `(?s)no security group "nosuchgroup"`},
+		{"", `{ type = "group", action = "Web" }`, `(?s)rules\[0\]\.action: .*lowercase.*"web"`},
+		{`  security_group = "Web"`, `{ type = "in", action = "ACCEPT" }`, `(?s)lowercase.*"web"`},
 	} {
 		tg.Run(t, resource.TestCase{Steps: []resource.TestStep{{
 			Config:      rulesConfig(tg, tc.scope, tc.rule),
