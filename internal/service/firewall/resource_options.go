@@ -186,13 +186,8 @@ func (r *optionsResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	scope := plan.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", scope.missingGuestDetail())
+	target, ok := resolveFirewall(ctx, r.client, scope, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 
@@ -219,14 +214,8 @@ func (r *optionsResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	scope := state.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		// The guest is gone, and its firewall with it.
-		resp.State.RemoveResource(ctx)
+	target, ok := resolveExisting(ctx, r.client, scope, "Unable To Find The Guest Of The Firewall", &resp.Diagnostics, func() { resp.State.RemoveResource(ctx) })
+	if !ok {
 		return
 	}
 	options, digest, err := r.client.FirewallOptions(ctx, target)
@@ -254,13 +243,8 @@ func (r *optionsResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	scope := plan.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", scope.missingGuestDetail())
+	target, ok := resolveFirewall(ctx, r.client, scope, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	digest := privateDigest(ctx, req.Private.GetKey, &resp.Diagnostics)
@@ -303,12 +287,8 @@ func (r *optionsResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if len(keys) == 0 {
 		return
 	}
-	target, found, err := state.scope().resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
+	target, ok := resolveExisting(ctx, r.client, state.scope(), "Unable To Find The Guest Of The Firewall", &resp.Diagnostics, nil)
+	if !ok {
 		return
 	}
 	if err := r.client.UpdateFirewallOptions(ctx, target, nil, keys, ""); err != nil {
