@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -84,6 +85,21 @@ func guestGoneStep(t *testing.T, tg *acctest.Target, g *acctest.Guest, addr stri
 				return fmt.Errorf("%s is still in state after its guest was destroyed", addr)
 			}
 			return nil
+		},
+	}
+}
+
+// importBlockNoopStep adopts the object at addr with an import block for
+// id under config, and expects the import to plan no change.
+func importBlockNoopStep(config, addr, id string) resource.TestStep {
+	return resource.TestStep{
+		Config:          config,
+		ResourceName:    addr,
+		ImportState:     true,
+		ImportStateKind: resource.ImportBlockWithID,
+		ImportStateId:   id,
+		ImportPlanChecks: resource.ImportPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
 		},
 	}
 }

@@ -140,17 +140,8 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 				ImportStateId:     "cluster/" + upper,
 				ImportStateVerify: true,
 			},
-			{
-				// An import block plans no change after adoption.
-				Config:          aliasConfig(tg, upper, "192.0.2.0/24", "  comment = \"renamed\"\n"),
-				ResourceName:    aliasAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "cluster/" + upper,
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(aliasAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			// An import block plans no change after adoption.
+			importBlockNoopStep(aliasConfig(tg, upper, "192.0.2.0/24", "  comment = \"renamed\"\n"), aliasAddr, "cluster/"+upper),
 		},
 	})
 }

@@ -116,6 +116,11 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
 	renamed := acctest.Name("tfacc")
+	renamedConfig := ipsetConfig(tg, renamed, `  entries = {
+    "10.0.0.0/8" = { comment = "internal" }
+    "10.9.9.9"   = { nomatch = true }
+  }
+`)
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkIPSetGone(tg, clusterFW, renamed),
@@ -181,11 +186,7 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config: ipsetConfig(tg, renamed, `  entries = {
-    "10.0.0.0/8" = { comment = "internal" }
-    "10.9.9.9"   = { nomatch = true }
-  }
-`),
+				Config:           renamedConfig,
 				ConfigPlanChecks: expectIPSetAction(plancheck.ResourceActionUpdate),
 			},
 			{
@@ -194,20 +195,7 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				ImportStateId:     "cluster/" + renamed,
 				ImportStateVerify: true,
 			},
-			{
-				Config: ipsetConfig(tg, renamed, `  entries = {
-    "10.0.0.0/8" = { comment = "internal" }
-    "10.9.9.9"   = { nomatch = true }
-  }
-`),
-				ResourceName:    ipsetAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "cluster/" + renamed,
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ipsetAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			importBlockNoopStep(renamedConfig, ipsetAddr, "cluster/"+renamed),
 		},
 	})
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -200,12 +201,7 @@ func (r *optionsResource) Create(ctx context.Context, req resource.CreateRequest
 			return
 		}
 	}
-	digest, ok := r.readBack(ctx, target, &plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan.object())...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDigestKey, jsonString(digest))...)
+	r.saveWritten(ctx, target, &plan, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *optionsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -255,12 +251,18 @@ func (r *optionsResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
-	newDigest, ok := r.readBack(ctx, target, &plan, &resp.Diagnostics)
+	r.saveWritten(ctx, target, &plan, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// saveWritten reads the options back after a write and records them, with
+// the digest the next guarded write sends.
+func (r *optionsResource) saveWritten(ctx context.Context, target pveapi.FirewallScope, plan *optionsModel, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+	digest, ok := r.readBack(ctx, target, plan, diags)
 	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan.object())...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDigestKey, jsonString(newDigest))...)
+	diags.Append(state.Set(ctx, plan.object())...)
+	diags.Append(private.SetKey(ctx, privateDigestKey, jsonString(digest))...)
 }
 
 // readBack reads the options after a write, so state holds what PVE keeps
