@@ -8,7 +8,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -97,13 +96,8 @@ func (d *refsDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 		return
 	}
 	scope := scopeFromModel(types.StringNull(), m.VMID)
-	target, found, err := scope.resolve(ctx, d.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", scope.missingGuestDetail())
+	target, ok := resolveFirewall(ctx, d.client, scope, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	refs, err := d.client.FirewallRefs(ctx, target, m.Type.ValueString())

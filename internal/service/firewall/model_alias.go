@@ -22,7 +22,7 @@ type aliasModel struct {
 func (m aliasModel) scope() scopeRef { return scopeFromModel(types.StringNull(), m.VMID) }
 
 // aliasID is the alias's import id: "cluster/NAME" or "guest/VMID/NAME".
-func aliasID(scope scopeRef, name string) string { return scope.String() + "/" + name }
+func aliasID(scope scopeRef, name string) string { return scopedNameID(scope, name) }
 
 // parseAliasID reads an import id; a node's firewall has no aliases.
 func parseAliasID(id string) (scopeRef, string, error) {

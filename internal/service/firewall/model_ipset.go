@@ -38,7 +38,7 @@ var ipsetEntryType = types.ObjectType{AttrTypes: map[string]attr.Type{
 func (m ipsetModel) scope() scopeRef { return scopeFromModel(types.StringNull(), m.VMID) }
 
 // ipsetID is the IP set's import id: "cluster/NAME" or "guest/VMID/NAME".
-func ipsetID(scope scopeRef, name string) string { return scope.String() + "/" + name }
+func ipsetID(scope scopeRef, name string) string { return scopedNameID(scope, name) }
 
 // validateIPSetName is the name check of IP sets: PVE's pattern, and no
 // capitals, because PVE's configuration parser lowercases IP set names

@@ -105,7 +105,7 @@ func (r *aliasResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	scope := plan.scope()
-	fw, ok := r.resolveForWrite(ctx, scope, "Unable To Create Firewall Alias", &resp.Diagnostics)
+	fw, ok := resolveForWrite(ctx, r.client, scope, "Unable To Create Firewall Alias", &resp.Diagnostics)
 	if !ok {
 		return
 	}
@@ -127,14 +127,8 @@ func (r *aliasResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	scope := state.scope()
-	fw, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read Firewall Alias", err)
-		return
-	}
-	if !found {
-		// The guest is gone, and its firewall with it.
-		resp.State.RemoveResource(ctx)
+	fw, ok := resolveExisting(ctx, r.client, scope, "Unable To Read Firewall Alias", &resp.Diagnostics, func() { resp.State.RemoveResource(ctx) })
+	if !ok {
 		return
 	}
 	aliases, err := r.client.FirewallAliases(ctx, fw)
@@ -166,7 +160,7 @@ func (r *aliasResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	scope := plan.scope()
-	fw, ok := r.resolveForWrite(ctx, scope, "Unable To Update Firewall Alias", &resp.Diagnostics)
+	fw, ok := resolveForWrite(ctx, r.client, scope, "Unable To Update Firewall Alias", &resp.Diagnostics)
 	if !ok {
 		resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 		return
@@ -196,18 +190,13 @@ func (r *aliasResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	scope := state.scope()
-	fw, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete Firewall Alias", err)
-		return
-	}
-	if !found {
-		// The guest is gone: PVE deleted its firewall with it.
+	fw, ok := resolveExisting(ctx, r.client, scope, "Unable To Delete Firewall Alias", &resp.Diagnostics, nil)
+	if !ok {
 		return
 	}
 	name := state.Name.ValueString()
 	kept := readDigests(ctx, req.Private)
-	err = guardedWrite(ctx, kept.Aliases, func(digest string) error {
+	err := guardedWrite(ctx, kept.Aliases, func(digest string) error {
 		return r.client.DeleteFirewallAlias(ctx, fw, name, digest)
 	}, func(ctx context.Context) (string, error) {
 		return r.recheck(ctx, fw, scope, state)
@@ -222,35 +211,7 @@ func (r *aliasResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 }
 
 func (r *aliasResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	scope, name, err := parseAliasID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid Import ID", "Import pve_firewall_alias as cluster/NAME or guest/VMID/NAME: "+err.Error()+".")
-		return
-	}
-	if scope.kind() == guestScope {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vmid"), int64(scope.VMID))...)
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), aliasID(scope, name))...)
-}
-
-// resolveForWrite finds the firewall a write goes to; a guest that does
-// not exist is an error pointing at vmid.
-func (r *aliasResource) resolveForWrite(ctx context.Context, scope scopeRef, summary string, diags *diag.Diagnostics) (pveapi.FirewallScope, bool) {
-	return resolveForWrite(ctx, r.client, scope, summary, diags)
-}
-
-func resolveForWrite(ctx context.Context, client *pveapi.Client, scope scopeRef, summary string, diags *diag.Diagnostics) (pveapi.FirewallScope, bool) {
-	fw, found, err := scope.resolve(ctx, client)
-	if err != nil {
-		fwutil.AddAPIError(diags, summary, err)
-		return pveapi.FirewallScope{}, false
-	}
-	if !found {
-		diags.AddAttributeError(path.Root("vmid"), summary, scope.missingGuestDetail())
-		return pveapi.FirewallScope{}, false
-	}
-	return fw, true
+	importScopedName(ctx, req, resp, "pve_firewall_alias", parseAliasID)
 }
 
 // readBack reads the alias after a write, so state holds what PVE keeps,

@@ -2,9 +2,14 @@ package firewall_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -45,4 +50,56 @@ func wrapped(text string) *regexp.Regexp {
 		words[i] = regexp.QuoteMeta(w)
 	}
 	return regexp.MustCompile(strings.Join(words, `\s+`))
+}
+
+// missingGuestStep applies config, whose object names missingVMID, and
+// expects the refusal that no guest has the VMID.
+func missingGuestStep(config string) resource.TestStep {
+	return resource.TestStep{
+		Config:      config,
+		ExpectError: regexp.MustCompile(fmt.Sprintf(`No VM or container has VMID %d`, missingVMID)),
+	}
+}
+
+// guestImportStep imports the object at addr by its id in the guest's
+// firewall, guest/VMID/NAME.
+func guestImportStep(addr string, g *acctest.Guest, name string) resource.TestStep {
+	return resource.TestStep{
+		ResourceName:      addr,
+		ImportState:       true,
+		ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("guest/%d/%s", g.VMID, name), nil },
+		ImportStateVerify: true,
+	}
+}
+
+// guestGoneStep destroys the guest outside Terraform (PVE deletes its
+// firewall with it) and expects the refresh to drop the object at addr
+// from state.
+func guestGoneStep(t *testing.T, tg *acctest.Target, g *acctest.Guest, addr string) resource.TestStep {
+	return resource.TestStep{
+		PreConfig:          func() { destroyGuestOutside(t, tg, g) },
+		RefreshState:       true,
+		ExpectNonEmptyPlan: true,
+		Check: func(s *terraform.State) error {
+			if _, ok := s.RootModule().Resources[addr]; ok {
+				return fmt.Errorf("%s is still in state after its guest was destroyed", addr)
+			}
+			return nil
+		},
+	}
+}
+
+// importBlockNoopStep adopts the object at addr with an import block for
+// id under config, and expects the import to plan no change.
+func importBlockNoopStep(config, addr, id string) resource.TestStep {
+	return resource.TestStep{
+		Config:          config,
+		ResourceName:    addr,
+		ImportState:     true,
+		ImportStateKind: resource.ImportBlockWithID,
+		ImportStateId:   id,
+		ImportPlanChecks: resource.ImportPlanChecks{
+			PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, plancheck.ResourceActionNoop)},
+		},
+	}
 }

@@ -140,17 +140,8 @@ func TestAccFirewallAlias_lifecycle(t *testing.T) {
 				ImportStateId:     "cluster/" + upper,
 				ImportStateVerify: true,
 			},
-			{
-				// An import block plans no change after adoption.
-				Config:          aliasConfig(tg, upper, "192.0.2.0/24", "  comment = \"renamed\"\n"),
-				ResourceName:    aliasAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "cluster/" + upper,
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(aliasAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			// An import block plans no change after adoption.
+			importBlockNoopStep(aliasConfig(tg, upper, "192.0.2.0/24", "  comment = \"renamed\"\n"), aliasAddr, "cluster/"+upper),
 		},
 	})
 }
@@ -295,10 +286,7 @@ resource "pve_firewall_alias" "test" {
 
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{
-				Config:      tg.Config(fmt.Sprintf("resource \"pve_firewall_alias\" \"test\" {\n  vmid = %d\n  name = %q\n  cidr = \"10.0.0.1\"\n}\n", missingVMID, name)),
-				ExpectError: regexp.MustCompile(fmt.Sprintf(`No VM or container has VMID %d`, missingVMID)),
-			},
+			missingGuestStep(tg.Config(fmt.Sprintf("resource \"pve_firewall_alias\" \"test\" {\n  vmid = %d\n  name = %q\n  cidr = \"10.0.0.1\"\n}\n", missingVMID, name))),
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -311,25 +299,8 @@ resource "pve_firewall_alias" "test" {
 					}),
 				},
 			},
-			{
-				ResourceName:      aliasAddr,
-				ImportState:       true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("guest/%d/%s", guest.VMID, name), nil },
-				ImportStateVerify: true,
-			},
-			{
-				// The guest is destroyed outside Terraform (PVE deletes its
-				// firewall with it): the refresh drops the alias from state.
-				PreConfig:          func() { destroyGuestOutside(t, tg, guest) },
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: func(s *terraform.State) error {
-					if _, ok := s.RootModule().Resources[aliasAddr]; ok {
-						return fmt.Errorf("%s is still in state after its guest was destroyed", aliasAddr)
-					}
-					return nil
-				},
-			},
+			guestImportStep(aliasAddr, guest, name),
+			guestGoneStep(t, tg, guest, aliasAddr),
 		},
 	})
 }

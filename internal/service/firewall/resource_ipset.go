@@ -181,14 +181,8 @@ func (r *ipsetResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	scope := state.scope()
-	fw, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read Firewall IP Set", err)
-		return
-	}
-	if !found {
-		// The guest is gone, and its firewall with it.
-		resp.State.RemoveResource(ctx)
+	fw, ok := resolveExisting(ctx, r.client, scope, "Unable To Read Firewall IP Set", &resp.Diagnostics, func() { resp.State.RemoveResource(ctx) })
+	if !ok {
 		return
 	}
 	set, list, entriesDigest, found, err := r.readSet(ctx, fw, state.Name.ValueString())
@@ -301,33 +295,19 @@ func (r *ipsetResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	fw, found, err := state.scope().resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete Firewall IP Set", err)
-		return
-	}
-	if !found {
-		// The guest is gone: PVE deleted its firewall with it.
+	fw, ok := resolveExisting(ctx, r.client, state.scope(), "Unable To Delete Firewall IP Set", &resp.Diagnostics, nil)
+	if !ok {
 		return
 	}
 	// The resource owns every entry, so the set goes with its entries.
-	err = r.client.DeleteIPSet(ctx, fw, state.Name.ValueString(), true)
+	err := r.client.DeleteIPSet(ctx, fw, state.Name.ValueString(), true)
 	if err != nil && !pveapi.IsNoSuchIPSet(err) {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete Firewall IP Set", err)
 	}
 }
 
 func (r *ipsetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	scope, name, err := parseIPSetID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid Import ID", "Import pve_firewall_ipset as cluster/NAME or guest/VMID/NAME: "+err.Error()+".")
-		return
-	}
-	if scope.kind() == guestScope {
-		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vmid"), int64(scope.VMID))...)
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), ipsetID(scope, name))...)
+	importScopedName(ctx, req, resp, "pve_firewall_ipset", parseIPSetID)
 }
 
 // recheckSet reads the set list again after PVE refused its digest: when

@@ -116,6 +116,11 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 	tg := acctest.New(t)
 	name := acctest.Name("tfacc")
 	renamed := acctest.Name("tfacc")
+	renamedConfig := ipsetConfig(tg, renamed, `  entries = {
+    "10.0.0.0/8" = { comment = "internal" }
+    "10.9.9.9"   = { nomatch = true }
+  }
+`)
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkIPSetGone(tg, clusterFW, renamed),
@@ -181,11 +186,7 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				},
 			},
 			{
-				Config: ipsetConfig(tg, renamed, `  entries = {
-    "10.0.0.0/8" = { comment = "internal" }
-    "10.9.9.9"   = { nomatch = true }
-  }
-`),
+				Config:           renamedConfig,
 				ConfigPlanChecks: expectIPSetAction(plancheck.ResourceActionUpdate),
 			},
 			{
@@ -194,20 +195,7 @@ func TestAccFirewallIPSet_lifecycle(t *testing.T) {
 				ImportStateId:     "cluster/" + renamed,
 				ImportStateVerify: true,
 			},
-			{
-				Config: ipsetConfig(tg, renamed, `  entries = {
-    "10.0.0.0/8" = { comment = "internal" }
-    "10.9.9.9"   = { nomatch = true }
-  }
-`),
-				ResourceName:    ipsetAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "cluster/" + renamed,
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ipsetAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			importBlockNoopStep(renamedConfig, ipsetAddr, "cluster/"+renamed),
 		},
 	})
 }
@@ -391,10 +379,7 @@ resource "pve_firewall_ipset" "test" {
 
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
-			{
-				Config:      tg.Config(fmt.Sprintf("resource \"pve_firewall_ipset\" \"test\" {\n  vmid = %d\n  name = %q\n}\n", missingVMID, name)),
-				ExpectError: regexp.MustCompile(fmt.Sprintf(`No VM or container has VMID %d`, missingVMID)),
-			},
+			missingGuestStep(tg.Config(fmt.Sprintf("resource \"pve_firewall_ipset\" \"test\" {\n  vmid = %d\n  name = %q\n}\n", missingVMID, name))),
 			{
 				Config: config,
 				ConfigStateChecks: []statecheck.StateCheck{
@@ -407,25 +392,8 @@ resource "pve_firewall_ipset" "test" {
 					}),
 				},
 			},
-			{
-				ResourceName:      ipsetAddr,
-				ImportState:       true,
-				ImportStateIdFunc: func(*terraform.State) (string, error) { return fmt.Sprintf("guest/%d/%s", guest.VMID, name), nil },
-				ImportStateVerify: true,
-			},
-			{
-				// The guest is destroyed outside Terraform (PVE deletes its
-				// firewall with it): the refresh drops the IP set from state.
-				PreConfig:          func() { destroyGuestOutside(t, tg, guest) },
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: func(s *terraform.State) error {
-					if _, ok := s.RootModule().Resources[ipsetAddr]; ok {
-						return fmt.Errorf("%s is still in state after its guest was destroyed", ipsetAddr)
-					}
-					return nil
-				},
-			},
+			guestImportStep(ipsetAddr, guest, name),
+			guestGoneStep(t, tg, guest, ipsetAddr),
 		},
 	})
 }

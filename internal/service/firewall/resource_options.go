@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
@@ -186,13 +187,8 @@ func (r *optionsResource) Create(ctx context.Context, req resource.CreateRequest
 		return
 	}
 	scope := plan.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", scope.missingGuestDetail())
+	target, ok := resolveFirewall(ctx, r.client, scope, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 
@@ -205,12 +201,7 @@ func (r *optionsResource) Create(ctx context.Context, req resource.CreateRequest
 			return
 		}
 	}
-	digest, ok := r.readBack(ctx, target, &plan, &resp.Diagnostics)
-	if !ok {
-		return
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan.object())...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDigestKey, jsonString(digest))...)
+	r.saveWritten(ctx, target, &plan, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *optionsResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -219,14 +210,8 @@ func (r *optionsResource) Read(ctx context.Context, req resource.ReadRequest, re
 		return
 	}
 	scope := state.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		// The guest is gone, and its firewall with it.
-		resp.State.RemoveResource(ctx)
+	target, ok := resolveExisting(ctx, r.client, scope, "Unable To Find The Guest Of The Firewall", &resp.Diagnostics, func() { resp.State.RemoveResource(ctx) })
+	if !ok {
 		return
 	}
 	options, digest, err := r.client.FirewallOptions(ctx, target)
@@ -254,13 +239,8 @@ func (r *optionsResource) Update(ctx context.Context, req resource.UpdateRequest
 		return
 	}
 	scope := plan.scope()
-	target, found, err := scope.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddAttributeError(path.Root("vmid"), "Guest Not Found", scope.missingGuestDetail())
+	target, ok := resolveFirewall(ctx, r.client, scope, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	digest := privateDigest(ctx, req.Private.GetKey, &resp.Diagnostics)
@@ -271,12 +251,18 @@ func (r *optionsResource) Update(ctx context.Context, req resource.UpdateRequest
 			return
 		}
 	}
-	newDigest, ok := r.readBack(ctx, target, &plan, &resp.Diagnostics)
+	r.saveWritten(ctx, target, &plan, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// saveWritten reads the options back after a write and records them, with
+// the digest the next guarded write sends.
+func (r *optionsResource) saveWritten(ctx context.Context, target pveapi.FirewallScope, plan *optionsModel, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+	digest, ok := r.readBack(ctx, target, plan, diags)
 	if !ok {
 		return
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, plan.object())...)
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateDigestKey, jsonString(newDigest))...)
+	diags.Append(state.Set(ctx, plan.object())...)
+	diags.Append(private.SetKey(ctx, privateDigestKey, jsonString(digest))...)
 }
 
 // readBack reads the options after a write, so state holds what PVE keeps
@@ -303,12 +289,8 @@ func (r *optionsResource) Delete(ctx context.Context, req resource.DeleteRequest
 	if len(keys) == 0 {
 		return
 	}
-	target, found, err := state.scope().resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Guest Of The Firewall", err)
-		return
-	}
-	if !found {
+	target, ok := resolveExisting(ctx, r.client, state.scope(), "Unable To Find The Guest Of The Firewall", &resp.Diagnostics, nil)
+	if !ok {
 		return
 	}
 	if err := r.client.UpdateFirewallOptions(ctx, target, nil, keys, ""); err != nil {

@@ -148,16 +148,7 @@ func TestAccOptions_cluster(t *testing.T) {
 				ImportStateId:     "cluster",
 				ImportStateVerify: true,
 			},
-			{
-				Config:          optionsConfig(tg, third),
-				ResourceName:    optionsAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "cluster",
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(optionsAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			importBlockNoopStep(optionsConfig(tg, third), optionsAddr, "cluster"),
 			{
 				// A managed option changed outside Terraform shows as a
 				// diff and is put back; an option the configuration does
@@ -291,16 +282,7 @@ func TestAccOptions_node(t *testing.T) {
 				ImportStateId:     "node/pve1",
 				ImportStateVerify: true,
 			},
-			{
-				Config:          optionsConfig(tg, third),
-				ResourceName:    optionsAddr,
-				ImportState:     true,
-				ImportStateKind: resource.ImportBlockWithID,
-				ImportStateId:   "node/pve1",
-				ImportPlanChecks: resource.ImportPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(optionsAddr, plancheck.ResourceActionNoop)},
-				},
-			},
+			importBlockNoopStep(optionsConfig(tg, third), optionsAddr, "node/pve1"),
 			{
 				PreConfig:        func() { setOutside(t, tg, node(), nil, "nf_conntrack_helpers") },
 				Config:           optionsConfig(tg, third),

@@ -163,15 +163,28 @@ func (l ruleList) env() string {
 	}
 }
 
-// resolve finds where PVE serves the list; found is false for a guest that
-// does not exist.
-func (l ruleList) resolve(ctx context.Context, client *pveapi.Client) (pveapi.FirewallRuleList, bool, error) {
+// resolveForWrite finds where PVE serves the list a write goes to; a guest
+// that does not exist is an error pointing at vmid.
+func (l ruleList) resolveForWrite(ctx context.Context, client *pveapi.Client, diags *diag.Diagnostics) (pveapi.FirewallRuleList, bool) {
 	if l.group != "" {
-		return pveapi.FirewallRuleList{Group: l.group}, true, nil
+		return pveapi.FirewallRuleList{Group: l.group}, true
 	}
-	scope, found, err := l.scope.resolve(ctx, client)
-	return pveapi.FirewallRuleList{Scope: scope}, found, err
+	scope, ok := resolveOrReport(ctx, client, l.scope, ruleListLookupSummary, "Guest Not Found", diags)
+	return pveapi.FirewallRuleList{Scope: scope}, ok
 }
+
+// resolveExisting finds the list of rules the state holds, for Read and
+// Delete (see the package's resolveExisting).
+func (l ruleList) resolveExisting(ctx context.Context, client *pveapi.Client, diags *diag.Diagnostics, gone func()) (pveapi.FirewallRuleList, bool) {
+	if l.group != "" {
+		return pveapi.FirewallRuleList{Group: l.group}, true
+	}
+	scope, ok := resolveExisting(ctx, client, l.scope, ruleListLookupSummary, diags, gone)
+	return pveapi.FirewallRuleList{Scope: scope}, ok
+}
+
+// ruleListLookupSummary reports a failed lookup of a guest's rule list.
+const ruleListLookupSummary = "Unable To Find The Firewall"
 
 func (r *rulesResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan rulesModel
@@ -221,13 +234,8 @@ func (r *rulesResource) Create(ctx context.Context, req resource.CreateRequest, 
 // prepareWrite finds the list to write and the planned rules as PVE's
 // parameters; a guest that does not exist is an error.
 func (r *rulesResource) prepareWrite(ctx context.Context, where ruleList, plan rulesModel, diags *diag.Diagnostics) (pveapi.FirewallRuleList, []map[string]string, bool) {
-	list, found, err := where.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(diags, "Unable To Find The Firewall", err)
-		return list, nil, false
-	}
-	if !found {
-		diags.AddAttributeError(path.Root("vmid"), "Guest Not Found", where.scope.missingGuestDetail())
+	list, ok := where.resolveForWrite(ctx, r.client, diags)
+	if !ok {
 		return list, nil, false
 	}
 	desired, ok := r.desired(ctx, plan, diags)
@@ -271,13 +279,8 @@ func (r *rulesResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	where := ruleListOf(state)
-	list, found, err := where.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Firewall", err)
-		return
-	}
-	if !found {
-		resp.State.RemoveResource(ctx)
+	list, ok := where.resolveExisting(ctx, r.client, &resp.Diagnostics, func() { resp.State.RemoveResource(ctx) })
+	if !ok {
 		return
 	}
 	live, err := readRules(ctx, r.client, list)
@@ -339,13 +342,9 @@ func (r *rulesResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	where := ruleListOf(state)
-	list, found, err := where.resolve(ctx, r.client)
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Find The Firewall", err)
-		return
-	}
-	if !found {
-		return // the guest and its firewall are gone
+	list, ok := where.resolveExisting(ctx, r.client, &resp.Diagnostics, nil)
+	if !ok {
+		return // the lookup failed, or the guest and its firewall are gone
 	}
 	prior, _ := r.desired(ctx, state, &resp.Diagnostics)
 	seen, haveSeen := loadSnapshot(ctx, req.Private)
@@ -353,7 +352,7 @@ func (r *rulesResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		haveSeen = false
 	}
 	writer := newRuleWriter(r.client, list, where.describe(), seen, haveSeen)
-	err = writer.apply(ctx, prior, nil)
+	err := writer.apply(ctx, prior, nil)
 	var changed errChangedOutside
 	if errors.As(err, &changed) && writer.lastRead != nil {
 		// The list changed since the plan: delete the rules this

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -19,6 +20,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -127,12 +129,78 @@ func (s scopeRef) resolve(ctx context.Context, client *pveapi.Client) (scope pve
 	}
 }
 
+// resolveForWrite finds the firewall a write goes to; a guest that does
+// not exist is an error pointing at vmid.
+func resolveForWrite(ctx context.Context, client *pveapi.Client, scope scopeRef, summary string, diags *diag.Diagnostics) (pveapi.FirewallScope, bool) {
+	return resolveOrReport(ctx, client, scope, summary, summary, diags)
+}
+
+// resolveFirewall finds the firewall a whole-firewall object (its options,
+// the references it offers) is read from or written to.
+func resolveFirewall(ctx context.Context, client *pveapi.Client, scope scopeRef, diags *diag.Diagnostics) (pveapi.FirewallScope, bool) {
+	return resolveOrReport(ctx, client, scope, "Unable To Find The Guest Of The Firewall", "Guest Not Found", diags)
+}
+
+// resolveOrReport finds the scope's firewall; a failed lookup is reported
+// under errSummary, a guest that does not exist under missingSummary,
+// pointing at vmid.
+func resolveOrReport(ctx context.Context, client *pveapi.Client, scope scopeRef, errSummary, missingSummary string, diags *diag.Diagnostics) (pveapi.FirewallScope, bool) {
+	fw, found, err := scope.resolve(ctx, client)
+	if err != nil {
+		fwutil.AddAPIError(diags, errSummary, err)
+		return pveapi.FirewallScope{}, false
+	}
+	if !found {
+		diags.AddAttributeError(path.Root("vmid"), missingSummary, scope.missingGuestDetail())
+		return pveapi.FirewallScope{}, false
+	}
+	return fw, true
+}
+
+// resolveExisting finds the firewall of an object the state holds, for
+// Read and Delete. ok is false when the lookup failed (reported under
+// summary) and when the guest is gone, and its firewall with it: then gone
+// runs, when given (Read forgets the object; Delete has nothing left to do).
+func resolveExisting(ctx context.Context, client *pveapi.Client, scope scopeRef, summary string, diags *diag.Diagnostics, gone func()) (pveapi.FirewallScope, bool) {
+	fw, found, err := scope.resolve(ctx, client)
+	if err != nil {
+		fwutil.AddAPIError(diags, summary, err)
+		return pveapi.FirewallScope{}, false
+	}
+	if !found {
+		if gone != nil {
+			gone()
+		}
+		return pveapi.FirewallScope{}, false
+	}
+	return fw, true
+}
+
 // missingGuestDetail explains a guest scope whose guest does not exist.
 func (s scopeRef) missingGuestDetail() string {
 	return fmt.Sprintf("No VM or container has VMID %d. A guest's firewall exists only with its guest: "+
 		"create the guest first (refer to it as pve_vm.NAME.vmid or pve_container.NAME.vmid so Terraform orders the two), "+
 		"or correct vmid.", s.VMID)
 }
+
+// importScopedName imports an object named within a cluster's or guest's
+// firewall (an alias, an IP set) from its id, SCOPE/NAME: parse reads the
+// id, typeName names the resource in its error.
+func importScopedName(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, typeName string, parse func(string) (scopeRef, string, error)) {
+	scope, name, err := parse(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid Import ID", "Import "+typeName+" as cluster/NAME or guest/VMID/NAME: "+err.Error()+".")
+		return
+	}
+	if scope.kind() == guestScope {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("vmid"), int64(scope.VMID))...)
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("name"), name)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scopedNameID(scope, name))...)
+}
+
+// scopedNameID is the id of an object named within a firewall: SCOPE/NAME.
+func scopedNameID(scope scopeRef, name string) string { return scope.String() + "/" + name }
 
 // scopeAttributes are the node and vmid attributes; which kinds of
 // firewall a resource supports is its own check (validateScope).
