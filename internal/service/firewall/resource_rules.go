@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -209,7 +210,7 @@ func (r *rulesResource) Create(ctx context.Context, req resource.CreateRequest, 
 		resp.Diagnostics.AddError("Firewall Rules Exist Already", fmt.Sprintf(
 			"%s already has %d rules that this configuration did not create. pve_firewall_rules manages a complete list, so creating it "+
 				"would delete them. Import the list to manage it (terraform import ADDRESS %s, or an import block), then edit the rules.",
-			capitalize(where.describe()), len(live.Rules), where.id()))
+			fwutil.Capitalize(where.describe()), len(live.Rules), where.id()))
 		return
 	}
 	// From an empty list, creating the rules last first puts each at its
@@ -315,7 +316,7 @@ func (r *rulesResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	}
 	prior, _ := r.desired(ctx, state, &resp.Diagnostics)
 	seen, haveSeen := loadSnapshot(ctx, req.Private)
-	if haveSeen && !sameRules(seen.Rules, prior) {
+	if haveSeen && !slices.Equal(ruleKeys(seen.Rules), ruleKeys(prior)) {
 		haveSeen = false
 	}
 	if state.SecurityGroup.ValueString() != plan.SecurityGroup.ValueString() {
@@ -348,7 +349,7 @@ func (r *rulesResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 	prior, _ := r.desired(ctx, state, &resp.Diagnostics)
 	seen, haveSeen := loadSnapshot(ctx, req.Private)
-	if haveSeen && !sameRules(seen.Rules, prior) {
+	if haveSeen && !slices.Equal(ruleKeys(seen.Rules), ruleKeys(prior)) {
 		haveSeen = false
 	}
 	writer := newRuleWriter(r.client, list, where.describe(), seen, haveSeen)
@@ -389,7 +390,7 @@ func (r *rulesResource) deleteKnown(ctx context.Context, list pveapi.FirewallRul
 	if len(keep) > 0 {
 		diags.AddWarning("Firewall Rules Left In Place", fmt.Sprintf(
 			"%s had %d rules that were not in Terraform's state when it was destroyed (added or changed outside Terraform); they were left in place.",
-			capitalize(where.describe()), len(keep)))
+			fwutil.Capitalize(where.describe()), len(keep)))
 	}
 	return nil
 }
@@ -415,24 +416,4 @@ func (r *rulesResource) ImportState(ctx context.Context, req resource.ImportStat
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), scope.String())...)
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("rules"), rulesList(ctx, nil, &resp.Diagnostics))...)
-}
-
-// sameRules tells whether two lists hold the same rules in the same order.
-func sameRules(a, b []map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if ruleKey(a[i]) != ruleKey(b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }

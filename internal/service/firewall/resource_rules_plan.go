@@ -251,7 +251,7 @@ func (c referenceChecker) check(ctx context.Context, refs ruleReferences, diags 
 			noun := map[string]string{"alias": "alias", "ipset": "IP set"}[kind]
 			diags.AddAttributeError(path.Root("rules").AtListIndex(ref.index).AtName(ref.attr), "Firewall Reference Not Found", fmt.Sprintf(
 				"rules[%d].%s: %s has no %s %q that a rule here may use. If this configuration creates it, write %s = pve_firewall_%s.NAME.ref so Terraform creates it first.",
-				ref.index, ref.attr, capitalize(c.where.describe()), noun, name, ref.attr, kind))
+				ref.index, ref.attr, fwutil.Capitalize(c.where.describe()), noun, name, ref.attr, kind))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -183,7 +184,7 @@ func onlyGroupsRenamed(expected, live, desired []map[string]string) bool {
 		if live[i]["type"] != "group" || expected[i]["type"] != "group" || !wanted[live[i]["action"]] {
 			return false
 		}
-		renamed := cloneFields(expected[i])
+		renamed := maps.Clone(expected[i])
 		renamed["action"] = live[i]["action"]
 		if ruleKey(renamed) != ruleKey(live[i]) {
 			return false
@@ -283,7 +284,7 @@ func (w *ruleWriter) refresh(ctx context.Context, expected []map[string]string) 
 // wrote records a rule PVE stored in a form the writer cannot know for
 // sure: the next guarded edit reads the list first.
 func (w *ruleWriter) wrote(edit wire.RuleEdit, fields map[string]string) {
-	w.current = wire.ApplyRuleEdit(w.current, edit, cloneFields(fields))
+	w.current = wire.ApplyRuleEdit(w.current, edit, maps.Clone(fields))
 	w.exact, w.digest = false, ""
 }
 
@@ -314,15 +315,7 @@ func removedKeys(current, fields map[string]string) []string {
 func cloneRules(rules []map[string]string) []map[string]string {
 	out := make([]map[string]string, len(rules))
 	for i, r := range rules {
-		out[i] = cloneFields(r)
-	}
-	return out
-}
-
-func cloneFields(fields map[string]string) map[string]string {
-	out := make(map[string]string, len(fields))
-	for k, v := range fields {
-		out[k] = v
+		out[i] = maps.Clone(r)
 	}
 	return out
 }

@@ -145,12 +145,12 @@ func (a API) AwaitClone(ctx context.Context, cloned *Cloned, diags *diag.Diagnos
 		if !found || guest.Type != a.Kind.Type {
 			diags.AddError(summary, fmt.Sprintf(
 				"%s %d, a clone an earlier apply left unfinished, was removed while this apply waited for it: its clone task failed. "+
-					"See the PVE task log on node %s, then run apply again.", capitalize(a.Kind.Noun), cloned.VMID, cloned.Node))
+					"See the PVE task log on node %s, then run apply again.", fwutil.Capitalize(a.Kind.Noun), cloned.VMID, cloned.Node))
 			return false
 		}
 		cloned.Node = guest.Node
 	}
-	diags.AddError(summary, fmt.Sprintf("%s %d keeps moving between nodes; run apply again once it rests.", capitalize(a.Kind.Noun), cloned.VMID))
+	diags.AddError(summary, fmt.Sprintf("%s %d keeps moving between nodes; run apply again once it rests.", fwutil.Capitalize(a.Kind.Noun), cloned.VMID))
 	return false
 }
 
@@ -184,6 +184,6 @@ func (a API) LeaveUnfinished(ctx context.Context, state *tfsdk.State, req CloneR
 		"%s %d on node %s was cloned from %d but not finished (see the error). It is not recorded in the Terraform state, "+
 			"so the next apply does not destroy it: that apply finds it by its marker line in the description (%q), "+
 			"%s and removes the marker. If you no longer want it, delete %s %d in PVE.",
-		capitalize(a.Kind.Noun), cloned.VMID, cloned.Node, req.Source.VMID, CloneMarker(a.Kind, req.Source.VMID),
+		fwutil.Capitalize(a.Kind.Noun), cloned.VMID, cloned.Node, req.Source.VMID, CloneMarker(a.Kind, req.Source.VMID),
 		steps, a.Kind.Noun, cloned.VMID))
 }

@@ -246,7 +246,7 @@ func (a API) AwaitCreate(ctx context.Context, node string, created Created, diag
 		if pveapi.IsNotFound(err) {
 			diags.AddError(summary, fmt.Sprintf(
 				"%s %d was being created when the answer was lost, and PVE removed it since: the create task failed. See the PVE task log on node %s.",
-				capitalize(noun), created.VMID, node))
+				fwutil.Capitalize(noun), created.VMID, node))
 			return false
 		}
 		fwutil.AddAPIError(diags, summary, err)
@@ -286,7 +286,7 @@ func (a API) AwaitNew(ctx context.Context, state *tfsdk.State, node string, crea
 		"%s %d on node %s was still being created by PVE (%s) when the create timeout ran out. "+
 			"It is not recorded in the Terraform state, so Terraform does not destroy it when its task finishes. %s "+
 			"Raise timeouts.create when creates take this long.",
-		capitalize(a.Kind.Noun), created.VMID, node, task, next))
+		fwutil.Capitalize(a.Kind.Noun), created.VMID, node, task, next))
 	return false
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -156,7 +157,7 @@ func (a API) IsStranger(ctx context.Context, private PrivateGetter, vmid int, li
 	if name == "" {
 		name = "(no name)"
 	}
-	diags.AddWarning(capitalize(a.Kind.Noun)+" Replaced Outside Terraform", fmt.Sprintf(
+	diags.AddWarning(fwutil.Capitalize(a.Kind.Noun)+" Replaced Outside Terraform", fmt.Sprintf(
 		"VMID %d on node %s now holds another %s than the one this resource created: %q (%s), while the recorded one was %s. "+
 			"The %s this resource managed was deleted outside Terraform and PVE gave its VMID to a new guest. "+
 			"It is removed from the Terraform state and the other guest is left alone: the plan creates a new %s, "+

@@ -125,7 +125,7 @@ func (k Kind) unmanagedDetail(vmid int, node string, keys []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %d on node %s has settings that %s has no attribute for: %s. "+
 		"They are not in state and not in generated configuration; Terraform neither shows nor changes them, "+
-		"and they stay as they are in PVE.", capitalize(k.Noun), vmid, node, k.Resource, strings.Join(keys, ", "))
+		"and they stay as they are in PVE.", fwutil.Capitalize(k.Noun), vmid, node, k.Resource, strings.Join(keys, ", "))
 	if slices.ContainsFunc(keys, func(key string) bool { return strings.Contains(key, ".") }) {
 		b.WriteString(" KEY.OPTION is one option of KEY: the provider keeps it as it is when it rewrites KEY.")
 	}

@@ -98,7 +98,7 @@ func (a API) ReadBack(ctx context.Context, node string, vmid int, diags *diag.Di
 // UnreadableConfig reports a config the model cannot map.
 func (a API) UnreadableConfig(diags *diag.Diagnostics, node string, vmid int, err error) {
 	diags.AddError("Unexpected "+a.Kind.Title+" Configuration",
-		fmt.Sprintf("%s %d on node %s has a configuration the provider cannot read: %v", capitalize(a.Kind.Noun), vmid, node, err))
+		fmt.Sprintf("%s %d on node %s has a configuration the provider cannot read: %v", fwutil.Capitalize(a.Kind.Noun), vmid, node, err))
 }
 
 // ReadPool keeps a pool in state only while the pool lists the guest. Pool
@@ -227,7 +227,7 @@ func (a API) Delete(ctx context.Context, node string, vmid int, protected bool, 
 	if protected {
 		diags.AddAttributeError(path.Root("protection"), a.Kind.Title+" Is Protected",
 			fmt.Sprintf("%s %d has protection = true, which forbids destroying it and its disks. "+
-				"Set protection = false and apply, then destroy it.", capitalize(a.Kind.Noun), vmid))
+				"Set protection = false and apply, then destroy it.", fwutil.Capitalize(a.Kind.Noun), vmid))
 		return
 	}
 	unlock, ok := a.HoldGuest(ctx, vmid, diags)
@@ -313,7 +313,7 @@ func (a API) ImportState(ctx context.Context, req resource.ImportStateRequest, r
 		return false
 	case wantNode != "" && guest.Node != wantNode:
 		resp.Diagnostics.AddError(title+" On Another Node",
-			fmt.Sprintf("%s %d is on node %s, not %s. Import it as %s/%d or by its VMID alone.", capitalize(noun), vmid, guest.Node, wantNode, guest.Node, vmid))
+			fmt.Sprintf("%s %d is on node %s, not %s. Import it as %s/%d or by its VMID alone.", fwutil.Capitalize(noun), vmid, guest.Node, wantNode, guest.Node, vmid))
 		return false
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), strconv.Itoa(vmid))...)

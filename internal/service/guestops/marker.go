@@ -16,6 +16,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -283,7 +284,7 @@ func (a API) findHalfMade(ctx context.Context, req CreateRequest, marker, hash s
 			diags.AddWarning("Half-Made "+a.Kind.Title+" Of Another Apply Left Alone", fmt.Sprintf(
 				"%s %d on node %s carries the creation marker of this configuration, but the apply creating it (host %s, process %d) "+
 					"may still be at work until %s: it is left to that apply, and this one creates another %s.",
-				capitalize(a.Kind.Noun), vmid, req.Node, owner.Host, owner.PID, owner.Until.UTC().Format(time.RFC3339), a.Kind.Noun))
+				fwutil.Capitalize(a.Kind.Noun), vmid, req.Node, owner.Host, owner.PID, owner.Until.UTC().Format(time.RFC3339), a.Kind.Noun))
 			continue
 		}
 		if ours && a.takeOver(ctx, req, vmid, config, marker, hash) {

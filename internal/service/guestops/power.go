@@ -36,7 +36,7 @@ const (
 // when it runs and a stop or shutdown when it is stopped: that state is
 // what was asked for, so it counts as success.
 func (a API) PowerAction(ctx context.Context, node string, vmid int, action string, params url.Values, diags *diag.Diagnostics) bool {
-	summary := "Unable To " + capitalize(action) + " " + a.Kind.Title
+	summary := "Unable To " + fwutil.Capitalize(action) + " " + a.Kind.Title
 	if a.Kind.takesTimeout(action) && !params.Has("timeout") {
 		params = url.Values{"timeout": {strconv.Itoa(int(TaskWait(ctx, maxShutdownWait).Seconds()))}}
 	}
@@ -124,7 +124,7 @@ func (a API) SettlePower(ctx context.Context, node string, vmid int, want PowerP
 	diags.AddWarning(a.Kind.Title+" Changes Wait For A Reboot",
 		fmt.Sprintf("%s %d runs with its old settings for %s: PVE applies them at the next start. "+
 			"Reboot the %s, or set reboot_after_update = true to have updates reboot it.",
-			capitalize(a.Kind.Noun), vmid, strings.Join(keys, ", "), a.Kind.Noun))
+			fwutil.Capitalize(a.Kind.Noun), vmid, strings.Join(keys, ", "), a.Kind.Noun))
 	return true
 }
 

@@ -236,7 +236,7 @@ func identity(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) (
 // MarkTemplate turns the guest into a template: qemu answers with a task,
 // lxc converts before answering (W9); either way it is one-way (W17).
 func (a API) MarkTemplate(ctx context.Context, node string, vmid int, diags *diag.Diagnostics) bool {
-	summary := "Unable To Make " + capitalize(a.Kind.Noun)
+	summary := "Unable To Make " + fwutil.Capitalize(a.Kind.Noun)
 	return a.Kind.markTemplate(a, ctx, node, vmid, summary, diags)
 }
 

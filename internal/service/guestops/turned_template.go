@@ -5,6 +5,8 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 )
 
 // TurnedTemplate refuses, at refresh, a guest that became a template
@@ -23,7 +25,7 @@ func (a API) TurnedTemplate(live Live, vmid int, diags *diag.Diagnostics) bool {
 			"  1. terraform state rm <this %s's address>\n"+
 			"  2. declare a %s resource for it and import it: terraform import <its address> %s (or an import block with id = %q).\n"+
 			"To keep a %s instead, remove this resource from state and let the configuration create a new one.",
-			capitalize(a.Kind.Noun), vmid, live.Node, a.Kind.Noun,
+			fwutil.Capitalize(a.Kind.Noun), vmid, live.Node, a.Kind.Noun,
 			a.Kind.Resource, template, a.Kind.Resource, template, id, id, a.Kind.Noun))
 	return true
 }

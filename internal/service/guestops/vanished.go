@@ -154,7 +154,7 @@ func (a API) VanishedIssues(ctx context.Context, node string, vmid int, noun Vol
 		volid := vanished[slot]
 		detail := fmt.Sprintf("%s %s is declared, but %s %d in PVE no longer has it: its volume %s was removed outside Terraform. "+
 			"This plan makes a NEW, EMPTY %s volume in %s. ",
-			capitalize(noun.Noun), slot, a.Kind.Noun, vmid, volid, HumanSize(added[slot].Size), slot)
+			fwutil.Capitalize(noun.Noun), slot, a.Kind.Noun, vmid, volid, HumanSize(added[slot].Size), slot)
 		if unused := UnusedSlotsHolding(config, map[string]string{slot: volid}); len(unused) > 0 {
 			detail += fmt.Sprintf("PVE kept the old volume with its data as %s. To get it back instead, re-attach it before applying: %s "+
 				"(PVE attaches an unused volume when the slot is set to its volume id). The next plan then keeps it.", unused[0], reattach(slot, volid))

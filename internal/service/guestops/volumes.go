@@ -60,7 +60,7 @@ func ShrinkIssue(p path.Path, noun VolumeNoun, slot string, had, want fwutil.Siz
 			"If the %s was grown outside Terraform (in the PVE web interface, or with qm resize or pct resize), either "+
 			"set size = %s in the configuration to match it, or add lifecycle { ignore_changes = [%s] } to leave its size to PVE. "+
 			"To really start over with a smaller %s, add it in a new slot, copy the data, then remove the old one.",
-			capitalize(noun.Noun), slot, HumanSize(had), HumanSize(want), noun.Noun,
+			fwutil.Capitalize(noun.Noun), slot, HumanSize(had), HumanSize(want), noun.Noun,
 			noun.Noun, sizeLiteral(hadBytes), p.String(), noun.Noun),
 	}, true
 }
@@ -103,7 +103,7 @@ func MovedSlotIssue(p path.Path, noun VolumeNoun, from, to string, had Volume) I
 		Detail: fmt.Sprintf("%s %s (%s on %s) disappears from the configuration while a %s of the same storage and size appears in %s. "+
 			"PVE cannot move a live %s to another slot: the plan would detach %s and allocate a new, empty volume in %s. "+
 			"Keep the %s in %s. If a new empty %s is really wanted, add it first, apply, then remove %s.",
-			capitalize(noun.Noun), from, HumanSize(had.Size), had.Storage.ValueString(), noun.Noun, to,
+			fwutil.Capitalize(noun.Noun), from, HumanSize(had.Size), had.Storage.ValueString(), noun.Noun, to,
 			noun.Noun, from, to, noun.Noun, from, noun.Noun, from),
 	}
 }
@@ -114,10 +114,10 @@ func DetachIssue(p path.Path, noun VolumeNoun, slot string, had Volume, purge ty
 	detail := fmt.Sprintf("%s %s (volume %s) is no longer declared. It will be detached and kept by PVE as an unusedN entry with its data; "+
 		"nothing is deleted now. The volume still belongs to the guest, and destroying the guest (terraform destroy, or a replacement) deletes it too: "+
 		"to keep it, move it to another guest first (move_disk or move_volume with target-vmid, see the safe disk changes guide). "+
-		"Set purge_removed_disks = true to destroy detached volumes at once instead.", capitalize(noun.Noun), slot, had.ID.ValueString())
+		"Set purge_removed_disks = true to destroy detached volumes at once instead.", fwutil.Capitalize(noun.Noun), slot, had.ID.ValueString())
 	if Known(purge) && purge.ValueBool() {
 		detail = fmt.Sprintf("%s %s (volume %s) is no longer declared and purge_removed_disks = true: it will be detached and its volume DESTROYED with all its data.",
-			capitalize(noun.Noun), slot, had.ID.ValueString())
+			fwutil.Capitalize(noun.Noun), slot, had.ID.ValueString())
 	}
 	return Issue{Path: p, Summary: noun.Title + " Will Be Detached", Detail: detail, Warning: true}
 }
@@ -132,13 +132,6 @@ func HumanSize(v fwutil.SizeValue) string {
 		return fmt.Sprintf("%d GiB", bytes/wire.GiB)
 	}
 	return wire.FormatSize(bytes)
-}
-
-func capitalize(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToUpper(s[:1]) + s[1:]
 }
 
 // Resize grows one volume (W22); Size is absolute, in PVE's disk-size
