@@ -30,8 +30,9 @@ const (
 	maxUsernameBytes = 64
 )
 
-// authState holds the credentials the simulator accepts. It is set up once
-// in New and read concurrently afterwards.
+// authState holds the credentials the simulator accepts: the token secrets
+// (PVE's priv/token.cfg) and the passwords (PAM's and the pve realm's
+// shadow file). After New, the model lock (Sim.mu) guards it.
 type authState struct {
 	tokens    map[string]apiToken // by token id
 	passwords map[string]string   // by user id
@@ -147,20 +148,41 @@ func uriUnescape(s string) string {
 	return b.String()
 }
 
-// verifyToken checks an API token value "USER@REALM!TOKENID=SECRET". Every
-// failure answers the same text (PVE 9.2 unified it, W3).
-// pve-access-control src/PVE/AccessControl.pm verify_token, worded by pve-manager
-// PVE/HTTPServer.pm auth_handler ("Authentication failed!").
-func (a *authState) verifyToken(value string) (identity, error) {
+// verifyToken checks an API token value "USER@REALM!TOKENID=SECRET": the
+// user exists, is enabled and not expired, the token exists in user.cfg and
+// has not expired, and the secret matches. Every failure answers the same
+// text (PVE 9.2 unified it, W3). pve-access-control
+// src/PVE/AccessControl.pm verify_token and check_user_enabled, worded by
+// pve-manager PVE/HTTPServer.pm auth_handler ("Authentication failed!").
+// The model lock must be held.
+func (s *Sim) verifyToken(value string) (identity, error) {
+	failed := statusError(http.StatusUnauthorized, msgAuthFailed)
 	i := strings.LastIndexByte(value, '=')
 	if i < 0 {
-		return identity{}, statusError(http.StatusUnauthorized, msgAuthFailed)
+		return identity{}, failed
 	}
-	t, ok := a.tokens[value[:i]]
+	tokenID := value[:i]
+	user, _, ok := strings.Cut(tokenID, "!")
+	if !ok || !s.userEnabled(user) {
+		return identity{}, failed
+	}
+	info := s.cluster.Access.token(tokenID)
+	if info == nil || (info.Expire != 0 && info.Expire < s.now().Unix()) {
+		return identity{}, failed
+	}
+	t, ok := s.auth.tokens[tokenID]
 	if !ok || subtle.ConstantTimeCompare([]byte(t.secret), []byte(value[i+1:])) != 1 {
-		return identity{}, statusError(http.StatusUnauthorized, msgAuthFailed)
+		return identity{}, failed
 	}
 	return identity{user: t.user, tokenID: t.id}, nil
+}
+
+// userEnabled is AccessControl.pm check_user_enabled without the error: the
+// user exists, is enabled and its expiry, if any, has not passed. The model
+// lock must be held.
+func (s *Sim) userEnabled(user string) bool {
+	u := s.cluster.Access.Users[user]
+	return u != nil && u.Enable && (u.Expire == 0 || u.Expire >= s.now().Unix())
 }
 
 // checkPassword is the login check of POST /access/ticket.
@@ -241,15 +263,18 @@ func (s *Sim) authenticate(cr credentials, method string, public bool) (identity
 	if public {
 		return identity{}, nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if cr.apiToken != "" {
-		return s.auth.verifyToken(cr.apiToken)
+		return s.verifyToken(cr.apiToken)
 	}
 	if cr.ticket == "" {
 		return identity{}, statusError(http.StatusUnauthorized, msgNoTicket)
 	}
 	now := s.now()
+	// auth_handler: verify_ticket, then check_user_enabled.
 	user, ok := s.auth.verifyTicket(cr.ticket, now)
-	if !ok {
+	if !ok || !s.userEnabled(user) {
 		return identity{}, statusError(http.StatusUnauthorized, msgAuthFailed)
 	}
 	if method != http.MethodGet && !s.auth.verifyCSRF(user, cr.csrf, now) {

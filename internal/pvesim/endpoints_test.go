@@ -247,7 +247,7 @@ func TestAccessUsersAndGroups(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{Passwords: []string{testPassword, "bob@pve=pw"}})
 	if err := e.sim.Update(func(c *Cluster) error {
-		c.Groups = map[string]*Group{"admins": {Comment: "Admins", Users: []string{"alice@pve", "root@pam"}}}
+		c.Access.Groups = map[string]*Group{"admins": {Comment: "Admins", Users: []string{"alice@pve", "root@pam"}}}
 		return nil
 	}); err != nil {
 		t.Fatal(err)

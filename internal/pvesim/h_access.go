@@ -39,7 +39,8 @@ func (s *Sim) createTicket(c *call) (any, error) {
 			ok = true
 		}
 	}
-	if !ok || !userIDPattern.MatchString(user) || strings.Contains(user, "!") {
+	// authenticate_user: check_user_enabled before the realm's check.
+	if !ok || !userIDPattern.MatchString(user) || strings.Contains(user, "!") || !s.userEnabled(user) {
 		return nil, statusError(http.StatusUnauthorized, msgLoginFailure)
 	}
 	// pve-access-control src/PVE/API2/AccessControl.pm create_ticket:

@@ -7,64 +7,78 @@ import (
 )
 
 // Read access to users and groups: pve-access-control
-// src/PVE/API2/User.pm index and src/PVE/API2/Group.pm index, over
-// user.cfg as src/PVE/AccessControl.pm parse_user_config reads it.
-//
-// The users are those the simulator knows: root@pam (which
-// userconfig_force_defaults always adds), every user with a password
-// login and every owner of an API token, each enabled and without
-// expiry. Tokens are listed as privsep 0 (the simulator's tokens hold
-// their user's privileges) without expiry.
-
-// Group is a user group of user.cfg: its comment and members.
-type Group struct {
-	Comment string
-	Users   []string
-}
+// src/PVE/API2/User.pm index and read_user, src/PVE/API2/Group.pm index
+// and read_group, over user.cfg as src/PVE/AccessControl.pm
+// parse_user_config reads it (access_model.go).
 
 func (s *Sim) registerAccessReadRoutes() {
 	s.handle(http.MethodGet, "/access/users", route{handle: s.listUsers})
 	s.handle(http.MethodGet, "/access/groups", route{handle: listGroups})
 	s.handle(http.MethodGet, "/access/users/{userid}", route{handle: s.readUser})
+	s.handle(http.MethodGet, "/access/permissions", route{handle: s.readPermissions})
 	s.handle(http.MethodGet, "/access/groups/{groupid}", route{
 		perm:   permission{path: "/access/groups", any: true, privs: []string{"Sys.Audit", "Group.Allocate"}},
 		handle: readGroup,
 	})
 }
 
-// simUser is one user.cfg user entry.
-type simUser struct {
-	tokens []string // token names, sorted
-	groups []string // sorted
-}
-
-// users is user.cfg's users as the simulator knows them.
-func (s *Sim) users(cl *Cluster) map[string]*simUser {
-	out := map[string]*simUser{"root@pam": {}}
-	for u := range s.auth.passwords {
-		if out[u] == nil {
-			out[u] = &simUser{}
+// userData is User.pm $extract_user_data over a user as parse_user_config
+// reads its line back: enable and expire always; firstname, lastname and
+// comment when not empty ("0" counts as empty); email whenever a field
+// after it (comment, keys) is set, as the line's trailing empty fields are
+// all Perl's split drops; keys when set. full adds the sorted groups and
+// the tokens (undefined, so null, for a user without any).
+func userData(a *Access, id string, u *User, full bool) map[string]any {
+	out := map[string]any{"enable": boolInt(u.Enable), "expire": u.Expire}
+	for _, f := range []struct{ key, val string }{
+		{"firstname", u.Firstname}, {"lastname", u.Lastname}, {"comment", u.Comment}, {"keys", u.Keys},
+	} {
+		if perlTruthy(f.val) {
+			out[f.key] = f.val
 		}
 	}
-	for _, t := range s.auth.tokens {
-		if out[t.user] == nil {
-			out[t.user] = &simUser{}
-		}
-		_, name, _ := strings.Cut(t.id, "!")
-		out[t.user].tokens = append(out[t.user].tokens, name)
+	if u.Email != "" || u.Comment != "" || u.Keys != "" {
+		out["email"] = u.Email
 	}
-	for gid, g := range cl.Groups {
-		for _, member := range g.Users {
-			if u := out[member]; u != nil {
-				u.groups = append(u.groups, gid)
-			}
-		}
+	if !full {
+		return out
 	}
-	for _, u := range out {
-		sort.Strings(u.tokens)
-		sort.Strings(u.groups)
+	out["groups"] = append([]string{}, a.groupsOf(id)...)
+	if len(u.Tokens) == 0 {
+		out["tokens"] = nil
+	} else {
+		tokens := map[string]any{}
+		for name, t := range u.Tokens {
+			tokens[name] = tokenData(t)
+		}
+		out["tokens"] = tokens
 	}
 	return out
+}
+
+// tokenData is a token's entry as parse_user_config reads it: privsep and
+// expire always, the comment when not empty.
+func tokenData(t *Token) map[string]any {
+	out := map[string]any{"privsep": boolInt(t.Privsep), "expire": t.Expire}
+	if perlTruthy(t.Comment) {
+		out["comment"] = t.Comment
+	}
+	return out
+}
+
+// canSeeUser is the visibility test of User.pm index and of
+// RPCEnvironment.pm's 'userid-group' check: one of privs on
+// /access/groups, or on a group the user is in.
+func (c *call) canSeeUser(userid string, privs ...string) bool {
+	if c.can("/access/groups", true, privs...) {
+		return true
+	}
+	for _, gid := range c.cluster.Access.groupsOf(userid) {
+		if c.can("/access/groups/"+gid, true, privs...) {
+			return true
+		}
+	}
+	return false
 }
 
 // listUsers is User.pm index: every user when the caller has User.Modify
@@ -76,45 +90,38 @@ func (s *Sim) users(cl *Cluster) map[string]*simUser {
 // $extract_user_data copies the undefined hash). realm-type comes from
 // domains.cfg.
 func (s *Sim) listUsers(c *call) (any, error) {
-	privs := []string{"User.Modify", "Sys.Audit"}
+	a := c.cluster.Access
 	authUser := c.user.String()
-	canUserMod := c.can("/access/groups", true, privs...)
-	allowed := map[string]bool{}
-	for gid, g := range c.cluster.Groups {
-		if c.can("/access/groups/"+gid, true, privs...) {
-			for _, m := range g.Users {
-				allowed[m] = true
-			}
-		}
-	}
 	enabled, filter := c.param("enabled")
 	full := c.boolParam("full")
-	users := s.users(c.cluster)
 	out := []map[string]any{}
-	for _, id := range sortedKeys(users) {
-		if !canUserMod && id != authUser && !allowed[id] {
+	for _, id := range sortedKeys(a.Users) {
+		if id != authUser && !c.canSeeUser(id, "User.Modify", "Sys.Audit") {
 			continue
 		}
-		if filter && enabled != "1" {
-			continue // every simulated user is enabled
+		u := a.Users[id]
+		if filter && u.Enable != (enabled == "1") {
+			continue
 		}
-		u := users[id]
-		entry := map[string]any{"userid": id, "enable": 1, "expire": 0}
+		entry := userData(a, id, u, full)
 		if full {
-			entry["groups"] = strings.Join(u.groups, ",")
-			if len(u.tokens) == 0 {
-				entry["tokens"] = nil
-			} else {
+			entry["groups"] = strings.Join(entry["groups"].([]string), ",")
+			if len(u.Tokens) > 0 {
 				tokens := []map[string]any{}
-				for _, name := range u.tokens {
-					tokens = append(tokens, map[string]any{"tokenid": name, "privsep": 0, "expire": 0})
+				for _, name := range sortedKeys(u.Tokens) {
+					t := tokenData(u.Tokens[name])
+					t["tokenid"] = name
+					tokens = append(tokens, t)
 				}
 				entry["tokens"] = tokens
 			}
 		}
-		if _, realm, ok := strings.Cut(id, "@"); ok && (realm == "pam" || realm == "pve") {
-			entry["realm-type"] = realm
+		if i := strings.LastIndexByte(id, '@'); i >= 0 {
+			if realm := a.Realms[id[i+1:]]; realm != nil {
+				entry["realm-type"] = realm.Type
+			}
 		}
+		entry["userid"] = id
 		out = append(out, entry)
 	}
 	return out, nil
@@ -125,16 +132,15 @@ func (s *Sim) listUsers(c *call) (any, error) {
 // with its comment and its members comma-joined and sorted. PVE walks a
 // Perl hash (no order); the simulator sorts by id.
 func listGroups(c *call) (any, error) {
+	groups := c.cluster.Access.Groups
 	out := []map[string]any{}
-	for _, gid := range sortedKeys(c.cluster.Groups) {
+	for _, gid := range sortedKeys(groups) {
 		if !c.can("/access/groups/"+gid, true, "User.Modify", "Sys.Audit", "Group.Allocate") {
 			continue
 		}
-		g := c.cluster.Groups[gid]
-		members := append([]string(nil), g.Users...)
-		sort.Strings(members)
-		entry := map[string]any{"groupid": gid, "users": strings.Join(members, ",")}
-		if g.Comment != "" {
+		g := groups[gid]
+		entry := map[string]any{"groupid": gid, "users": strings.Join(sortedStrings(g.Users), ",")}
+		if perlTruthy(g.Comment) {
 			entry["comment"] = g.Comment
 		}
 		out = append(out, entry)
@@ -142,64 +148,82 @@ func listGroups(c *call) (any, error) {
 	return out, nil
 }
 
-// readUser is pve-access-control src/PVE/API2/User.pm read_user. Its check
-// is src/PVE/RPCEnvironment.pm check_api2_permissions' 'userid-group' with
-// User.Modify or Sys.Audit: the user must exist (src/PVE/AccessControl.pm
-// check_user_exist: "no such user"), then the caller needs one of them on /access/groups
-// or on a group the user is in (else a bare permission error); root@pam
-// skips the check. The answer is $extract_user_data with full: groups as a
-// sorted array, tokens as a hash by name (null without tokens).
+// readUser is pve-access-control src/PVE/API2/User.pm read_user. Its check is RPCEnvironment.pm
+// exec_api2_perm_check's 'userid-group' with User.Modify or Sys.Audit: the
+// user must exist (AccessControl.pm check_user_exist: "no such user"), then
+// the caller needs one of them on /access/groups or on a group the user is
+// in (else a bare permission error); check_api2_permissions lets root@pam
+// through before any check. The answer is $extract_user_data with full.
 func (s *Sim) readUser(c *call) (any, error) {
 	id := c.str("userid")
-	users := s.users(c.cluster)
-	u := users[id]
-	if c.user.String() != "root@pam" {
-		if u == nil {
-			return nil, errorf("no such user ('%s')", id)
-		}
-		privs := []string{"User.Modify", "Sys.Audit"}
-		if !c.can("/access/groups", true, privs...) {
-			allowed := false
-			for _, gid := range u.groups {
-				if c.can("/access/groups/"+gid, true, privs...) {
-					allowed = true
-				}
-			}
-			if !allowed {
-				return nil, permError("")
-			}
-		}
-	}
+	a := c.cluster.Access
+	u := a.Users[id]
 	if u == nil {
 		return nil, errorf("no such user ('%s')", id)
 	}
-	out := map[string]any{"enable": 1, "expire": 0, "groups": append([]string{}, u.groups...)}
-	if len(u.tokens) == 0 {
-		out["tokens"] = nil
-	} else {
-		tokens := map[string]any{}
-		for _, name := range u.tokens {
-			tokens[name] = map[string]any{"privsep": 0, "expire": 0}
-		}
-		out["tokens"] = tokens
+	if c.user.String() != "root@pam" && !c.canSeeUser(id, "User.Modify", "Sys.Audit") {
+		return nil, permError("")
+	}
+	return userData(a, id, u, true), nil
+}
+
+// readGroup is pve-access-control src/PVE/API2/Group.pm read_group (its "does not exist" text): the
+// members (keys of a Perl hash, no order; sorted here) and the comment.
+func readGroup(c *call) (any, error) {
+	gid := c.str("groupid")
+	g := c.cluster.Access.Groups[gid]
+	if g == nil {
+		return nil, errorf("group '%s' does not exist", gid)
+	}
+	out := map[string]any{"members": append([]string{}, sortedStrings(g.Users)...)}
+	if perlTruthy(g.Comment) {
+		out["comment"] = g.Comment
 	}
 	return out, nil
 }
 
-// readGroup is pve-access-control src/PVE/API2/Group.pm read_group (its
-// "does not exist" text): the members (keys of a Perl hash, no
-// order; sorted here) and the comment.
-func readGroup(c *call) (any, error) {
-	gid := c.str("groupid")
-	g := c.cluster.Groups[gid]
-	if g == nil {
-		return nil, errorf("group '%s' does not exist", gid)
+// sortedStrings returns a sorted copy.
+func sortedStrings(in []string) []string {
+	out := append([]string(nil), in...)
+	sort.Strings(out)
+	return out
+}
+
+// readPermissions is pve-access-control src/PVE/API2/AccessControl.pm
+// permissions: the privileges of a user or token (the caller by default),
+// privilege -> propagate as 0/1, on one path or, without one, on every path
+// of RPCEnvironment.pm get_effective_permissions. Callers may read their
+// own and their tokens'; anyone else needs Sys.Audit on /access.
+func (s *Sim) readPermissions(c *call) (any, error) {
+	auth := c.user.String()
+	target, ok := c.param("userid")
+	if !ok {
+		target = auth
 	}
-	members := append([]string{}, g.Users...)
-	sort.Strings(members)
-	out := map[string]any{"members": members}
-	if g.Comment != "" {
-		out["comment"] = g.Comment
+	owner, _, isToken := strings.Cut(target, "!")
+	if target != auth && (!isToken || owner != auth) {
+		if err := c.check("/access", false, "Sys.Audit"); err != nil {
+			return nil, err
+		}
+	}
+	id := identity{user: target}
+	if isToken {
+		id = identity{user: owner, tokenID: target}
+	}
+	asInts := func(privs map[string]bool) map[string]int {
+		out := make(map[string]int, len(privs))
+		for p, propagate := range privs {
+			out[p] = boolInt(propagate)
+		}
+		return out
+	}
+	out := map[string]map[string]int{}
+	if path := c.str("path"); path != "" {
+		out[path] = asInts(s.permissions(id, path))
+		return out, nil
+	}
+	for path, privs := range s.effectivePermissions(id) {
+		out[path] = asInts(privs)
 	}
 	return out, nil
 }

@@ -24,8 +24,8 @@ type Cluster struct {
 	Storages []*Storage
 	Guests   map[int]*Guest
 	Pools    map[string]*Pool
-	// Groups are the user groups of user.cfg (h_access_read.go).
-	Groups map[string]*Group
+	// Access is user.cfg and domains.cfg (access_model.go).
+	Access *Access
 	// Firewall is the firewall configuration (firewall_model.go).
 	Firewall *FirewallState
 

@@ -228,18 +228,11 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	// pve-access-control src/PVE/RPCEnvironment.pm check_api2_permissions:
 	// check_any names every privilege, check the first one missing.
 	if p := rt.perm; p.path != "" {
-		path := expandPath(p.path, flat)
-		if !s.allowed(user, path, p.any, p.privs) {
-			what := path + ", " + strings.Join(p.privs, "|")
-			if !p.any {
-				for _, priv := range p.privs {
-					if !s.allowed(user, path, false, []string{priv}) {
-						what = path + ", " + priv
-						break
-					}
-				}
-			}
-			return errorReply(asAPIError(permError(what)))
+		s.mu.Lock()
+		err := (&call{sim: s, user: user}).check(expandPath(p.path, flat), p.any, p.privs...)
+		s.mu.Unlock()
+		if err != nil {
+			return errorReply(asAPIError(err))
 		}
 	}
 	if param := m.ProxyTo(); param != "" {

@@ -33,6 +33,7 @@ func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 		Pools:    map[string]*Pool{},
 		volumes:  map[volumeKey]*Volume{},
 		Firewall: newFirewallState(),
+		Access:   newAccess(),
 		conf:     conf,
 	}
 	for i := 1; i <= nodes; i++ {

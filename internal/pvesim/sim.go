@@ -44,14 +44,15 @@ type Sim struct {
 
 	// hooksMu guards the test hooks: counters, log, faults, latency,
 	// privileges and the seeded random source.
-	hooksMu    sync.Mutex
-	counts     map[string]int
-	requests   []RequestRecord
-	faults     []*faultRule
-	latency    map[string]time.Duration
-	globalLat  time.Duration
-	privileges map[string]map[string]bool
-	rng        *mathrand.Rand
+	hooksMu   sync.Mutex
+	counts    map[string]int
+	requests  []RequestRecord
+	faults    []*faultRule
+	latency   map[string]time.Duration
+	globalLat time.Duration
+	// restrictions are the SetPrivileges test hooks, by identity.
+	restrictions map[string]map[string]bool
+	rng          *mathrand.Rand
 
 	logMu sync.Mutex
 }
@@ -75,12 +76,12 @@ func New(opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s := &Sim{
-		opts:       opts,
-		pve:        profile,
-		counts:     map[string]int{},
-		latency:    map[string]time.Duration{},
-		globalLat:  opts.Latency,
-		privileges: map[string]map[string]bool{},
+		opts:         opts,
+		pve:          profile,
+		counts:       map[string]int{},
+		latency:      map[string]time.Duration{},
+		globalLat:    opts.Latency,
+		restrictions: map[string]map[string]bool{},
 		// A seeded source makes fault rates reproducible.
 		rng: mathrand.New(mathrand.NewSource(opts.Seed)),
 		ids: mathrand.New(mathrand.NewSource(opts.Seed ^ 0x5eed)),
@@ -94,6 +95,7 @@ func New(opts Options) (*Sim, error) {
 	// Task PIDs start at a seed-dependent, plausible value.
 	s.pidNext = 0x1000 + int(uint64(opts.Seed)%0x8000)
 	s.cluster = seedCluster(opts.Nodes, s.now(), profile.conf)
+	s.cluster.Access.seedIdentities(&s.auth)
 	// pvestatd has been running: the seeded guests are reported.
 	s.statsEpoch = s.now()
 	s.takeStats(s.statsEpoch)
