@@ -30,7 +30,8 @@ type RealmSummary struct {
 // sync-defaults-options, ...) in Options as PVE prints them, booleans as
 // 1 and 0. The bind password of an LDAP or AD realm is never in the answer
 // (PVE keeps it apart, in priv/realm/REALM.pw); an OpenID realm's
-// client-key is.
+// client-key is, and the client keeps it out of its logs and errors from
+// then on.
 type Realm struct {
 	Realm   string
 	Type    string
@@ -45,6 +46,7 @@ type Realm struct {
 // can be created; pam and pve exist on every cluster. Password is the bind
 // password of an LDAP or AD realm, write-only and never logged.
 // CheckConnection makes PVE try the bind first (LDAP and AD only).
+// Options holds the type's own properties, none of the typed ones.
 type RealmCreate struct {
 	Realm           string
 	Type            string
@@ -117,6 +119,9 @@ func (c *Client) GetRealm(ctx context.Context, realm string) (*Realm, error) {
 		case "digest":
 			out.Digest = text
 		case "realm":
+		case "client-key":
+			c.redactor.add(text)
+			out.Options[key] = text
 		default:
 			out.Options[key] = text
 		}

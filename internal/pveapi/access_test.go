@@ -47,6 +47,9 @@ func TestAccessCallsSendTheRightRequest(t *testing.T) {
 		{"add a user to groups", func(c *Client) error {
 			return c.UpdateUser(ctx, UserUpdate{UserID: "alice@pve", Groups: []string{"ops"}, AppendGroups: true})
 		}, "PUT", "/access/users/alice@pve", "", "append=1&groups=ops"},
+		{"add a user to no group", func(c *Client) error {
+			return c.UpdateUser(ctx, UserUpdate{UserID: "alice@pve", Groups: []string{}, AppendGroups: true, Keys: &text})
+		}, "PUT", "/access/users/alice@pve", "", "keys=ops+team"},
 		{"delete a user", func(c *Client) error {
 			return c.DeleteUser(ctx, "alice@pve")
 		}, "DELETE", "/access/users/alice@pve", "", ""},

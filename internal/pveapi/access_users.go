@@ -220,11 +220,13 @@ func (c *Client) UpdateUser(ctx context.Context, update UserUpdate) error {
 			form.Set(key, *value)
 		}
 	}
-	if update.Groups != nil {
+	switch {
+	case update.Groups == nil:
+	case update.AppendGroups && len(update.Groups) > 0:
 		form.Set("groups", strings.Join(update.Groups, ","))
-		if update.AppendGroups {
-			form.Set("append", FormBool(true))
-		}
+		form.Set("append", FormBool(true))
+	case !update.AppendGroups:
+		form.Set("groups", strings.Join(update.Groups, ","))
 	}
 	return c.Put(ctx, userPath(update.UserID), form, nil)
 }

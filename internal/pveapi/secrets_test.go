@@ -223,8 +223,8 @@ func TestRequestLogNamesEachRequest(t *testing.T) {
 
 // Access control secrets never reach an error or a log line: a user's
 // password and the current password confirming a change, a realm's bind
-// password and OpenID client secret, and a token secret PVE hands out,
-// even when PVE echoes them later. A new token prints without its secret.
+// password and OpenID client secret (sent or read back), and a token
+// secret PVE hands out, even when PVE echoes them later. A new token prints without its secret.
 func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
 	t.Parallel()
 	const (
@@ -233,14 +233,19 @@ func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
 		bindPassword = "B1nd-secret-value"
 		clientKey    = "0pen1d-client-secret"
 		tokenSecret  = "7d3c1b2a-5e4f-4a6b-8c7d-0e1f2a3b4c5d"
+		// readClientKey is an OpenID secret the client only reads.
+		readClientKey = "r3ad-back-client-secret"
 	)
 	echo := func(w http.ResponseWriter, r *http.Request) {
 		_ = r.ParseForm()
-		writePVEError(w, 500, fmt.Sprintf("refused %v and token %s", r.Form, tokenSecret))
+		writePVEError(w, 500, fmt.Sprintf("refused %v, token %s, client key %s", r.Form, tokenSecret, readClientKey))
 	}
 	p := newTicketPVE(t)
 	p.handle("POST /access/users/{userid}/token/{tokenid}", func(w http.ResponseWriter, _ *http.Request) {
 		writeData(w, map[string]any{"full-tokenid": "alice@pve!tf", "value": tokenSecret, "info": map[string]any{"privsep": 1}})
+	})
+	p.handle("GET /access/domains/{realm}", func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, map[string]any{"type": "openid", "client-id": "pve", "client-key": readClientKey})
 	})
 	for _, route := range []string{"POST /access/users", "PUT /access/password", "POST /access/domains", "PUT /access/domains/{realm}", "GET /access/users/{userid}"} {
 		p.handle(route, echo)
@@ -252,6 +257,10 @@ func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
 	token, err := c.CreateToken(ctx, TokenCreate{UserID: "alice@pve", TokenID: "tf"})
 	if err != nil || token.Value != tokenSecret {
 		t.Fatalf("CreateToken = %v, %v", token, err)
+	}
+	realm, err := c.GetRealm(ctx, "sso")
+	if err != nil || realm.Options["client-key"] != readClientKey {
+		t.Fatalf("GetRealm = %+v, %v", realm, err)
 	}
 	var texts []string
 	texts = append(texts, fmt.Sprintf("%v %+v %#v %s", token, token, token, *token))
@@ -272,7 +281,7 @@ func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
 		}
 		texts = append(texts, err.Error())
 	}
-	secrets := []string{userPassword, newPassword, testPassword, bindPassword, clientKey, tokenSecret}
+	secrets := []string{userPassword, newPassword, testPassword, bindPassword, clientKey, tokenSecret, readClientKey}
 	for _, text := range texts {
 		assertNoSecret(t, "error", text, secrets...)
 	}
