@@ -30,13 +30,18 @@ var secretShapes = []*regexp.Regexp{
 // not mangle every message mentioning the product.
 const minSecretLenAnywhere = 8
 
-// sensitiveFormKeys are form and query keys whose values never reach a log.
+// sensitiveFormKeys are form and query keys whose values never reach a log:
+// passwords (a login's, a guest's cloud-init one, a user's, the current one
+// PUT /access/password asks to confirm with, a realm's bind password), a
+// ticket, and an OpenID realm's client secret (client-key).
 var sensitiveFormKeys = map[string]bool{
-	"password":     true,
-	"cipassword":   true,
-	"ticket":       true,
-	"new-password": true,
-	"new_password": true,
+	"password":              true,
+	"cipassword":            true,
+	"ticket":                true,
+	"new-password":          true,
+	"new_password":          true,
+	"confirmation-password": true,
+	"client-key":            true,
 }
 
 // redactor removes known secrets from text. It is safe for concurrent use;

@@ -220,3 +220,75 @@ func TestRequestLogNamesEachRequest(t *testing.T) {
 	}
 	assertNoSecret(t, "log", log.all(), testPassword, "cloud-init-secret")
 }
+
+// Access control secrets never reach an error or a log line: a user's
+// password and the current password confirming a change, a realm's bind
+// password and OpenID client secret (sent or read back), and a token
+// secret PVE hands out, even when PVE echoes them later. A new token prints without its secret.
+func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
+	t.Parallel()
+	const (
+		userPassword = "Us3r-initial-pass"
+		newPassword  = "N3w-user-password"
+		bindPassword = "B1nd-secret-value"
+		clientKey    = "0pen1d-client-secret"
+		tokenSecret  = "7d3c1b2a-5e4f-4a6b-8c7d-0e1f2a3b4c5d"
+		// readClientKey is an OpenID secret the client only reads.
+		readClientKey = "r3ad-back-client-secret"
+	)
+	echo := func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		writePVEError(w, 500, fmt.Sprintf("refused %v, token %s, client key %s", r.Form, tokenSecret, readClientKey))
+	}
+	p := newTicketPVE(t)
+	p.handle("POST /access/users/{userid}/token/{tokenid}", func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, map[string]any{"full-tokenid": "alice@pve!tf", "value": tokenSecret, "info": map[string]any{"privsep": 1}})
+	})
+	p.handle("GET /access/domains/{realm}", func(w http.ResponseWriter, _ *http.Request) {
+		writeData(w, map[string]any{"type": "openid", "client-id": "pve", "client-key": readClientKey})
+	})
+	for _, route := range []string{"POST /access/users", "PUT /access/password", "POST /access/domains", "PUT /access/domains/{realm}", "GET /access/users/{userid}"} {
+		p.handle(route, echo)
+	}
+	log := &capturedLog{}
+	c := p.passwordClient(func(cfg *Config) { cfg.Logger = log })
+	ctx := context.Background()
+
+	token, err := c.CreateToken(ctx, TokenCreate{UserID: "alice@pve", TokenID: "tf"})
+	if err != nil || token.Value != tokenSecret {
+		t.Fatalf("CreateToken = %v, %v", token, err)
+	}
+	realm, err := c.GetRealm(ctx, "sso")
+	if err != nil || realm.Options["client-key"] != readClientKey {
+		t.Fatalf("GetRealm = %+v, %v", realm, err)
+	}
+	var texts []string
+	texts = append(texts, fmt.Sprintf("%v %+v %#v %s", token, token, token, *token))
+	for _, call := range []func() error{
+		func() error { return c.CreateUser(ctx, UserCreate{UserID: "alice@pve", Password: userPassword}) },
+		func() error { return c.ChangePassword(ctx, "alice@pve", newPassword, testPassword) },
+		func() error {
+			return c.CreateRealm(ctx, RealmCreate{Realm: "corp", Type: RealmTypeLDAP, Password: bindPassword})
+		},
+		func() error {
+			return c.UpdateRealm(ctx, RealmUpdate{Realm: "sso", Options: map[string]string{"client-key": clientKey}})
+		},
+		func() error { _, err := c.GetUser(ctx, "alice@pve"); return err },
+	} {
+		err := call()
+		if err == nil {
+			t.Fatal("want an error")
+		}
+		texts = append(texts, err.Error())
+	}
+	secrets := []string{userPassword, newPassword, testPassword, bindPassword, clientKey, tokenSecret, readClientKey}
+	for _, text := range texts {
+		assertNoSecret(t, "error", text, secrets...)
+	}
+	assertNoSecret(t, "log", log.all(), secrets...)
+	for _, masked := range []string{"confirmation-password=" + redactedMark, "client-key=" + redactedMark, "password=" + redactedMark} {
+		if !strings.Contains(log.all(), masked) {
+			t.Errorf("the log should show %s", masked)
+		}
+	}
+}

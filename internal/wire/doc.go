@@ -3,8 +3,9 @@
 // sshkeys value, tag lists, disk sizes, drive strings (create form versus live
 // form), the config delta (set map plus delete list), PVE's named formats
 // and slot ranges (formats.go, slots.go) that validators and models check
-// values against, and the firewall's grammar, stored forms, list digest and
-// rule edit planner (firewall*.go).
+// values against, the firewall's grammar, stored forms, list digest and
+// rule edit planner (firewall*.go), and access control's names, ACL paths,
+// privileges and built-in roles per PVE release (access*.go).
 //
 // The API client, the provider and the simulator all speak PVE through this
 // one package, so a value the provider writes and a value the simulator
