@@ -153,7 +153,7 @@ func (d *providerPrivilegesDataSource) Read(ctx context.Context, req datasource.
 	state.Privileges = result.Privileges
 	state.Grants = make([]grantModel, len(result.Grants))
 	for i, g := range result.Grants {
-		state.Grants[i] = grantModel{Path: g.Path, Privileges: g.Privileges}
+		state.Grants[i] = grantModel(g)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, state)...)
 }
