@@ -1,7 +1,6 @@
 package access_test
 
 import (
-	"fmt"
 	"regexp"
 	"testing"
 
@@ -11,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
-	"github.com/proxops/terraform-provider-pve/internal/service/access"
 )
 
 const privilegesAddr = "data.pve_provider_privileges.this"
@@ -163,88 +161,6 @@ func TestAccProviderPrivilegesBadInput(t *testing.T) {
   pve_version = "8.3"
 }`),
 			ExpectError: regexp.MustCompile(`(?s)pve_version.*must be "8.4" or "9"`),
-		}},
-	})
-}
-
-// guestsConfig is a pool, a running VM and a container in it: what the
-// vm, container and pools features are for.
-func guestsConfig(tg *acctest.Target, unprivileged bool) string {
-	return guestsConfigWith(tg, unprivileged, 2)
-}
-
-func guestsConfigWith(tg *acctest.Target, unprivileged bool, cores int) string {
-	return tg.Config(fmt.Sprintf(`
-resource "pve_pool" "team" {
-  poolid = "tfacc-privs"
-}
-
-resource "pve_vm" "web" {
-  node    = "pve1"
-  name    = "tfacc-privs"
-  pool    = pve_pool.team.poolid
-  started = false
-  cpu     = { cores = %d }
-  memory  = { size = 1024 }
-  disks   = { scsi0 = { storage = "local-lvm", size = 4 } }
-  network = { net0 = { bridge = "vmbr0" } }
-}
-
-resource "pve_container" "db" {
-  node         = "pve1"
-  hostname     = "tfacc-privs"
-  pool         = pve_pool.team.poolid
-  os_template  = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
-  unprivileged = %t
-  root_disk    = { storage = "local-lvm", size = 4 }
-  network      = { net0 = { name = "eth0", bridge = "vmbr0" } }
-}
-`, cores, unprivileged))
-}
-
-func privilegesOf(t *testing.T, release access.Release, features ...string) []string {
-	t.Helper()
-	res, err := access.Compute(release, features)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Privileges
-}
-
-// A token holding just the default features' privileges creates, changes
-// and destroys guests and pools; a privileged container needs the
-// privileged_containers feature on PVE 9.
-func TestAccProviderPrivilegesSufficeOnPVE9(t *testing.T) {
-	t.Parallel()
-	tg := acctest.NewRestricted(t, "9.1", privilegesOf(t, access.PVE9, access.DefaultFeatureNames()...))
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config: guestsConfig(tg, true),
-		}, {
-			Config: guestsConfigWith(tg, true, 4),
-		}, {
-			Config:      guestsConfig(tg, false),
-			ExpectError: regexp.MustCompile(`Sys\.Modify`),
-		}},
-	})
-
-	withPrivileged := append(access.DefaultFeatureNames(), "privileged_containers")
-	tg = acctest.NewRestricted(t, "9.1", privilegesOf(t, access.PVE9, withPrivileged...))
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config: guestsConfig(tg, false),
-		}},
-	})
-}
-
-func TestAccProviderPrivilegesSufficeOnPVE84(t *testing.T) {
-	t.Parallel()
-	tg := acctest.NewRestricted(t, "8.4", privilegesOf(t, access.PVE84, access.DefaultFeatureNames()...))
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config: guestsConfig(tg, false),
 		}},
 	})
 }
