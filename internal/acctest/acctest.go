@@ -69,7 +69,7 @@ func New(t *testing.T) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t, false, os.Getenv(PVEVersionEnv))
+	return newSim(t, false, os.Getenv(PVEVersionEnv), nil)
 }
 
 // NewOnPVE is New with the simulator serving the given PVE release ("8.4",
@@ -80,7 +80,19 @@ func NewOnPVE(t *testing.T, version string) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t, false, version)
+	return newSim(t, false, version, nil)
+}
+
+// NewRestricted is NewOnPVE with the token (the provider's and the test's
+// own) holding only the given privileges, on every path: the simulator's
+// privilege checks then show whether they suffice. A live node's token is
+// what the environment gives, so the test is skipped there.
+func NewRestricted(t *testing.T, version string, privileges []string) *Target {
+	t.Helper()
+	if IsLive() {
+		t.Skip("restricts the simulator's token")
+	}
+	return newSim(t, false, version, privileges)
 }
 
 // NewWithPassword is New with ticket authentication (username and
@@ -91,20 +103,27 @@ func NewWithPassword(t *testing.T) *Target {
 	if IsLive() {
 		return newLive(t)
 	}
-	return newSim(t, true, os.Getenv(PVEVersionEnv))
+	return newSim(t, true, os.Getenv(PVEVersionEnv), nil)
 }
 
-func newSim(t *testing.T, passwordAuth bool, pveVersion string) *Target {
+// newSim starts a simulator; privileges, when not nil, are all the token
+// holds.
+func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []string) *Target {
 	t.Helper()
 	token := "root@pam!acctest=" + randomHex(16)
 	password := randomHex(12)
-	sim, err := pvesim.New(pvesim.Options{
+	opts := pvesim.Options{
 		Tokens:        []string{token},
 		Passwords:     []string{"root@pam=" + password},
 		TaskDuration:  simTaskDuration,
 		StatsInterval: simStatsInterval,
 		PVEVersion:    pveVersion,
-	})
+	}
+	if privileges != nil {
+		// A token is restricted by its full id, USER@REALM!TOKENID.
+		opts.Privileges = map[string][]string{token[:strings.LastIndexByte(token, '=')]: privileges}
+	}
+	sim, err := pvesim.New(opts)
 	if err != nil {
 		t.Fatalf("start simulator: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/access"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
@@ -126,6 +127,7 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		storage.NewStoragesDataSource,
 		firewall.NewMacrosDataSource,
 		firewall.NewRefsDataSource,
+		access.NewProviderPrivilegesDataSource,
 	}
 }
 
