@@ -101,6 +101,11 @@ var (
 	poolMissingPermPattern = regexp.MustCompile(`^Permission check failed \(pool '([^']*)' does not exist\)$`)
 	// lock_file_full's timeout: another operation held the flock too long.
 	lockTimeoutPattern = regexp.MustCompile(`^can't lock file '([^']+)' - got timeout$`)
+	// pve-cluster src/PVE/Cluster.pm $cfs_lock: the wait for a cluster
+	// file system lock ran out ("got lock request timeout"), so the
+	// locked code never ran; callers prefix their own words and ": "
+	// (pve-access-control src/PVE/AccessControl.pm lock_user_config).
+	clusterLockTimeoutPattern = regexp.MustCompile(`(?:^|: )cfs-lock '[^']+' error: got lock request timeout$`)
 	// The per-guest config flocks (qemu-server, pve-container). A
 	// synchronous handler takes one around its whole change, so its
 	// timeout means the change never started.
@@ -278,6 +283,13 @@ func LockedGuest(file string) (vmid int, ok bool) {
 	id := m[1] + m[2]
 	vmid, err := strconv.Atoi(id)
 	return vmid, err == nil
+}
+
+// isClusterLockTimeout reports a synchronous 500 whose reason phrase is a
+// cluster file system lock that could not be taken in time: nothing was
+// changed, so sending the request again is safe.
+func isClusterLockTimeout(status int, statusLine string) bool {
+	return status == 500 && clusterLockTimeoutPattern.MatchString(firstLine(reasonPhrase(statusLine, status)))
 }
 
 // isGuestLockTimeout reports a synchronous 500 whose reason phrase is a

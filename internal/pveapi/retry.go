@@ -28,6 +28,13 @@ import (
 //   - Every method retries a 500 "can't lock file '<guest config lock>' -
 //     got timeout" (W10): the handler gave up waiting for the guest's flock
 //     before it changed anything, and the operation holding it ends soon.
+//   - Every method retries a 500 "...: cfs-lock 'LOCKID' error: got lock
+//     request timeout": the handler waited for a cluster file system lock
+//     (user.cfg for users, groups, roles and ACL entries; storage.cfg;
+//     domains.cfg) and gave up before its code ran (pve-cluster
+//     src/PVE/Cluster.pm $cfs_lock reports the wait with that text, and
+//     a failure of the code itself without it). Many access control
+//     writes of one apply queue on user.cfg's lock.
 //   - Nothing is retried after the context ends, and never on a certificate
 //     error, which a retry cannot fix.
 
@@ -52,7 +59,7 @@ func retryPolicy(method string) retryablehttp.CheckRetry {
 			}
 			return idempotent || requestNotSent(err), nil
 		}
-		if isGuestLockTimeout(resp.StatusCode, resp.Status) {
+		if isGuestLockTimeout(resp.StatusCode, resp.Status) || isClusterLockTimeout(resp.StatusCode, resp.Status) {
 			return true, nil
 		}
 		return idempotent && retryableGetStatus[resp.StatusCode], nil
