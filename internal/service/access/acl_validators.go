@@ -1,0 +1,81 @@
+package access
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
+)
+
+// problemValidator refuses a string for which problem, one of the wire
+// package's checks, returns a text; the error names the attribute and
+// carries the text.
+func problemValidator(description string, problem func(string) string) validator.String {
+	return stringProblem{description: description, problem: problem}
+}
+
+type stringProblem struct {
+	description string
+	problem     func(string) string
+}
+
+func (v stringProblem) Description(context.Context) string { return v.description }
+
+func (v stringProblem) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v stringProblem) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if text := v.problem(req.ConfigValue.ValueString()); text != "" {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.description, fmt.Sprintf("Attribute %s: %s.", req.Path, text))
+	}
+}
+
+// setElementsProblem is problemValidator for every element of a set of
+// strings.
+func setElementsProblem(description string, problem func(string) string) validator.Set {
+	return setProblem{description: description, problem: problem}
+}
+
+type setProblem struct {
+	description string
+	problem     func(string) string
+}
+
+func (v setProblem) Description(context.Context) string { return v.description }
+
+func (v setProblem) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+
+func (v setProblem) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	for _, elem := range req.ConfigValue.Elements() {
+		s, ok := elem.(types.String)
+		if !ok || s.IsNull() || s.IsUnknown() {
+			continue
+		}
+		if text := v.problem(s.ValueString()); text != "" {
+			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.description, fmt.Sprintf("Attribute %s: %s.", req.Path, text))
+		}
+	}
+}
+
+// normalizedACLPathProblem refuses an ACL path PVE would store in another
+// spelling ("/vms/100/", "vms//100"): state holds PVE's form, so a
+// different spelling in configuration would show as a change on every
+// plan. The message gives the form to write.
+func normalizedACLPathProblem(path string) string {
+	normalized, ok := wire.NormalizeACLPath(path)
+	if !ok {
+		return fmt.Sprintf("ACL path %q must be a path like /, /vms/100, /storage/local or /pool/dev, of letters, digits, '.', '-', '_' and '/'", path)
+	}
+	if normalized != path {
+		return fmt.Sprintf("write ACL path %q as %q, the form PVE stores", path, normalized)
+	}
+	return ""
+}
