@@ -47,6 +47,9 @@ type Target struct {
 
 	providerBlock string
 	factories     map[string]func() (tfprotov6.ProviderServer, error)
+	// endpoint and caFile reach the simulator, for clients of other
+	// identities (identity.go).
+	endpoint, caFile string
 }
 
 // IsLive reports whether the tests are configured to run against a live PVE.
@@ -107,13 +110,13 @@ func NewWithPassword(t *testing.T) *Target {
 }
 
 // newSim starts a simulator; privileges, when not nil, are all the token
-// holds.
-func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []string) *Target {
+// holds; otherTokens ("USER@REALM!NAME=SECRET") are more identities.
+func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []string, otherTokens ...string) *Target {
 	t.Helper()
 	token := "root@pam!acctest=" + randomHex(16)
 	password := randomHex(12)
 	opts := pvesim.Options{
-		Tokens:        []string{token},
+		Tokens:        append([]string{token}, otherTokens...),
 		Passwords:     []string{"root@pam=" + password},
 		TaskDuration:  simTaskDuration,
 		StatsInterval: simStatsInterval,
@@ -153,6 +156,8 @@ func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []str
 		Client:        client,
 		providerBlock: block,
 		factories:     factories(provider.NewWithEnv("test", noEnv)),
+		endpoint:      srv.URL,
+		caFile:        caFile,
 	}
 }
 

@@ -141,11 +141,25 @@ func parseACLImportID(id string) (aclKey, string) {
 func memberProblem(memberType, ugid string) string {
 	switch memberType {
 	case pveapi.ACLTypeUser:
-		return wire.UserIDProblem(ugid)
+		return aclUserProblem(ugid)
 	case pveapi.ACLTypeGroup:
 		return wire.GroupNameProblem(ugid)
 	case pveapi.ACLTypeToken:
 		return wire.TokenIDProblem(ugid)
 	}
 	return fmt.Sprintf("TYPE must be user, group or token, got %q", memberType)
+}
+
+// aclUserProblem checks the user of an entry. PVE accepts an entry for
+// root@pam but never stores it: root@pam holds every privilege anyway
+// (pve-access-control src/PVE/AccessControl.pm write_user_config leaves
+// root@pam's entries out), so the entry would vanish after each apply.
+func aclUserProblem(userid string) string {
+	if problem := wire.UserIDProblem(userid); problem != "" {
+		return problem
+	}
+	if userid == "root@pam" {
+		return "root@pam holds every privilege on every path, and PVE does not store ACL entries for it"
+	}
+	return ""
 }

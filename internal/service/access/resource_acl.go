@@ -74,7 +74,7 @@ func (r *aclResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				MarkdownDescription: "The user granted the role, `USER@REALM`. Exactly one of `user`, `group` and `token` is set.",
 				Optional:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{problemValidator("User ID", wire.UserIDProblem)},
+				Validators:          []validator.String{problemValidator("User ID", aclUserProblem)},
 			},
 			"group": schema.StringAttribute{
 				MarkdownDescription: "The group granted the role.",
