@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -32,36 +31,6 @@ func (v stringProblem) ValidateString(_ context.Context, req validator.StringReq
 	}
 	if text := v.problem(req.ConfigValue.ValueString()); text != "" {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.description, fmt.Sprintf("Attribute %s: %s.", req.Path, text))
-	}
-}
-
-// setElementsProblem is problemValidator for every element of a set of
-// strings.
-func setElementsProblem(description string, problem func(string) string) validator.Set {
-	return setProblem{description: description, problem: problem}
-}
-
-type setProblem struct {
-	description string
-	problem     func(string) string
-}
-
-func (v setProblem) Description(context.Context) string { return v.description }
-
-func (v setProblem) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
-
-func (v setProblem) ValidateSet(_ context.Context, req validator.SetRequest, resp *validator.SetResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	for _, elem := range req.ConfigValue.Elements() {
-		s, ok := elem.(types.String)
-		if !ok || s.IsNull() || s.IsUnknown() {
-			continue
-		}
-		if text := v.problem(s.ValueString()); text != "" {
-			resp.Diagnostics.AddAttributeError(req.Path, "Invalid "+v.description, fmt.Sprintf("Attribute %s: %s.", req.Path, text))
-		}
 	}
 }
 

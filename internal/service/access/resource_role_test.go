@@ -1,0 +1,353 @@
+package access_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+const roleAddr = "pve_role.test"
+
+func roleConfig(tg *acctest.Target, roleid string, privs ...string) string {
+	return roleConfigWith(tg, roleid, "", privs...)
+}
+
+func roleConfigWith(tg *acctest.Target, roleid, extra string, privs ...string) string {
+	quoted := make([]string, len(privs))
+	for i, p := range privs {
+		quoted[i] = fmt.Sprintf("%q", p)
+	}
+	return tg.Config(fmt.Sprintf("resource \"pve_role\" \"test\" {\n  roleid     = %q\n  privileges = [%s]\n%s}\n",
+		roleid, strings.Join(quoted, ", "), extra))
+}
+
+func privSet(privs ...string) knownvalue.Check {
+	checks := make([]knownvalue.Check, len(privs))
+	for i, p := range privs {
+		checks[i] = knownvalue.StringExact(p)
+	}
+	return knownvalue.SetExact(checks)
+}
+
+func checkRolePrivileges(tg *acctest.Target, roleid string, want ...string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		got, err := tg.Client.GetRole(context.Background(), roleid)
+		if err != nil {
+			return err
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			return fmt.Errorf("PVE has role %s with %v, want %v", roleid, got, want)
+		}
+		return nil
+	}
+}
+
+func TestAccRole_lifecycle(t *testing.T) {
+	skipLive(t)
+	t.Parallel()
+	tg := acctest.New(t)
+	roleid := roleName()
+	watch := acctest.NewPathWriteWatch(tg, "/access/roles")
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRoleGone(tg, roleid),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:        watch.Mark,
+				Config:           roleConfig(tg, roleid, "VM.PowerMgmt", "VM.Audit"),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionCreate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("id"), knownvalue.StringExact(roleid)),
+					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), privSet("VM.Audit", "VM.PowerMgmt")),
+					watch.Exactly("POST /access/roles"),
+				},
+				Check: checkRolePrivileges(tg, roleid, "VM.Audit", "VM.PowerMgmt"),
+			},
+			{
+				// A change replaces the privileges in place, in one PUT.
+				PreConfig:        watch.Mark,
+				Config:           roleConfig(tg, roleid, "VM.Audit", "Datastore.Audit"),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), privSet("Datastore.Audit", "VM.Audit")),
+					watch.Exactly("PUT /access/roles/" + roleid),
+				},
+				Check: checkRolePrivileges(tg, roleid, "Datastore.Audit", "VM.Audit"),
+			},
+			{
+				// No privileges at all: the role stays, empty.
+				PreConfig:        watch.Mark,
+				Config:           roleConfig(tg, roleid),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), knownvalue.SetSizeExact(0)),
+					watch.Exactly("PUT /access/roles/" + roleid),
+				},
+				Check: checkRolePrivileges(tg, roleid),
+			},
+			{
+				// Opting in to self-lockout changes nothing in PVE.
+				PreConfig:         watch.Mark,
+				Config:            roleConfigWith(tg, roleid, "  allow_self_lockout = true\n"),
+				ConfigPlanChecks:  expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{watch.None()},
+			},
+			{
+				ResourceName:            roleAddr,
+				ImportState:             true,
+				ImportStateId:           roleid,
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"allow_self_lockout"},
+			},
+			{
+				// An import block plans no changes after adoption.
+				Config:          roleConfig(tg, roleid),
+				ResourceName:    roleAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   roleid,
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(roleAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
+
+func TestAccRole_renameReplaces(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	first, second := roleName(), roleName()
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRoleGone(tg, second),
+		Steps: []resource.TestStep{
+			{Config: roleConfig(tg, first, "VM.Audit")},
+			{
+				Config:           roleConfig(tg, second, "VM.Audit"),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				Check:            resource.ComposeTestCheckFunc(checkRoleGone(tg, first), checkRolePrivileges(tg, second, "VM.Audit")),
+			},
+		},
+	})
+}
+
+func TestAccRole_existingRoleIsNotTakenOver(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	roleid := roleName()
+	if err := tg.Client.CreateRole(context.Background(), roleid, []string{"VM.Audit"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Client.DeleteRole(context.Background(), roleid) })
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      roleConfig(tg, roleid, "VM.Audit", "VM.Console"),
+				ExpectError: wrapped(fmt.Sprintf("Role %s already exists in PVE, and Terraform does not take over a role it did not create. Import it", roleid)),
+			},
+		},
+	})
+	// The failed create left the role as it was.
+	if err := checkRolePrivileges(tg, roleid, "VM.Audit")(nil); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAccRole_disappears(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	roleid := roleName()
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRoleGone(tg, roleid),
+		Steps: []resource.TestStep{
+			{Config: roleConfig(tg, roleid, "VM.Audit")},
+			{
+				PreConfig: func() {
+					if err := tg.Client.DeleteRole(context.Background(), roleid); err != nil {
+						t.Fatalf("delete role outside Terraform: %v", err)
+					}
+				},
+				Config:           roleConfig(tg, roleid, "VM.Audit"),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionCreate),
+			},
+		},
+	})
+}
+
+func TestAccRole_badName(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      roleConfig(tg, "PVEVMUser", "VM.Audit"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute roleid: role "PVEVMUser" is one of PVE's built-in roles, which cannot be created or changed; read a built-in role's privileges with the pve_roles data source`),
+			},
+			{
+				Config:      roleConfig(tg, "pveOps", "VM.Audit"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute roleid: role name "pveOps" starts with "pve": PVE reserves names starting with PVE`),
+			},
+			{
+				Config:      roleConfig(tg, "ops team", "VM.Audit"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute roleid: role name "ops team" must be letters, digits`),
+			},
+			{
+				Config:      roleConfig(tg, "ops", "VM.Audit,VM.Console"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute privileges: "VM.Audit,VM.Console" is not a privilege name: one name per element`),
+			},
+			{
+				Config:      roleConfig(tg, "ops", "vm.audit"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute privileges: privilege "vm.audit" does not exist on PVE`),
+			},
+		},
+	})
+}
+
+func TestAccRole_importBuiltinRefused(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:        roleConfig(tg, "PVEAuditor", "VM.Audit"),
+				ResourceName:  roleAddr,
+				ImportState:   true,
+				ImportStateId: "PVEAuditor",
+				ExpectError:   wrapped(`Import pve_role by its roleid: role "PVEAuditor" is one of PVE's built-in roles`),
+			},
+		},
+	})
+}
+
+// PVE 9.0 dropped VM.Monitor: the plan names the attribute, the privilege
+// and what replaces it.
+func TestAccRole_vmMonitorRefusedOnPVE9(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:   roleConfig(tg, roleName(), "VM.Audit", "VM.Monitor"),
+				PlanOnly: true,
+				ExpectError: regexp.MustCompile(`(?s)Unknown Privilege.*` + wrapped(`Attribute privileges: privilege "VM.Monitor" does not exist on PVE 9.1 (PVE 9.0 dropped it): for the guest agent use VM.GuestAgent.Audit,`).String() +
+					`.*` + wrapped(`for the QEMU monitor Sys.Audit`).String()),
+			},
+		},
+	})
+}
+
+// PVE 8.4 has no VM.GuestAgent.* privileges.
+func TestAccRole_guestAgentPrivilegeRefusedOnPVE84(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "8.4")
+	roleid := roleName()
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRoleGone(tg, roleid),
+		Steps: []resource.TestStep{
+			{
+				Config:      roleConfig(tg, roleid, "VM.GuestAgent.Audit"),
+				PlanOnly:    true,
+				ExpectError: wrapped(`Attribute privileges: privilege "VM.GuestAgent.Audit" does not exist on PVE 8.4 (PVE 9.0 added it): on PVE 8 VM.Monitor grants guest agent access`),
+			},
+			{
+				// And VM.Monitor is what 8.4 takes.
+				Config: roleConfig(tg, roleid, "VM.Monitor", "VM.Audit"),
+				Check:  checkRolePrivileges(tg, roleid, "VM.Audit", "VM.Monitor"),
+			},
+		},
+	})
+}
+
+// Deleting a role deletes the ACL entries that use it; one of them gives
+// the provider's own token its rights, so the plan is refused until
+// allow_self_lockout is set.
+func TestAccRole_selfLockoutRefused(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	roleid := roleName()
+	self := tg.Client.Principal()
+	ctx := context.Background()
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRoleGone(tg, roleid),
+		Steps: []resource.TestStep{
+			{
+				Config: roleConfig(tg, roleid, "VM.Audit"),
+				Check: func(*terraform.State) error {
+					// Granted outside Terraform, as an operator would.
+					return tg.Client.UpdateACL(ctx, grantTo(self, "/vms", roleid))
+				},
+			},
+			{
+				Config: tg.Config(""),
+				ExpectError: regexp.MustCompile(`(?s)Role Grants The Provider Its Own Rights.*` +
+					wrapped(fmt.Sprintf("Deleting role %s would delete the ACL entries that use it, and these give the provider's own identity (%s) its rights:", roleid, self)).String() +
+					`.*` + wrapped(fmt.Sprintf("role %s for", roleid)).String() + `.*allow_self_lockout = true`),
+			},
+			{
+				// Renaming is deleting the old role too.
+				Config:      roleConfig(tg, roleName(), "VM.Audit"),
+				ExpectError: regexp.MustCompile(`Role Grants The Provider Its Own Rights`),
+			},
+			{
+				Config:           roleConfigWith(tg, roleid, "  allow_self_lockout = true\n", "VM.Audit"),
+				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+			},
+			{
+				// Opted in: the role goes, and PVE takes its entries with it.
+				Config: tg.Config(""),
+				Check:  checkRoleEntriesGone(tg, roleid),
+			},
+		},
+	})
+}
+
+// grantTo is the PUT that grants role on path to a user or token id.
+func grantTo(id, path, role string) pveapi.ACLChange {
+	change := pveapi.ACLChange{Path: path, Roles: []string{role}}
+	if strings.Contains(id, "!") {
+		change.Tokens = []string{id}
+	} else {
+		change.Users = []string{id}
+	}
+	return change
+}
+
+func checkRoleEntriesGone(tg *acctest.Target, roleid string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		entries, err := tg.Client.ACL(context.Background())
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if e.RoleID == roleid {
+				return fmt.Errorf("ACL entry %+v outlived its role", e)
+			}
+		}
+		return nil
+	}
+}
