@@ -195,3 +195,20 @@ func TestChangePassword(t *testing.T) {
 	e.call(t, http.MethodPut, "/access/password", form("userid", "kim@pve", "password", "kim-pass-5")).
 		wantError(t, http.StatusForbidden, "Permission check failed (URI '/access/password' not available with API token, need proper ticket.\n)\n")
 }
+
+// PVE 8.4's update_token_info has neither delete nor regenerate (added by
+// pve-access-control 73652d3 and ea5d51c): its API schema refuses them.
+func TestUpdateTokenPVE84(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PVEVersion: "8.4"})
+	a := e.call(t, http.MethodPut, "/access/users/root@pam/token/test", form("regenerate", "1", "delete", "comment"))
+	a.wantError(t, http.StatusBadRequest, "Parameter verification failed.\n")
+	if len(a.errors) != 2 || a.errors["regenerate"] == "" || a.errors["delete"] == "" {
+		t.Errorf("errors = %v", a.errors)
+	}
+	var info map[string]any
+	e.call(t, http.MethodPut, "/access/users/root@pam/token/test", form("comment", "ci")).decode(t, &info)
+	if got := jsonText(info); got != `{"comment":"ci","expire":0,"privsep":0}` {
+		t.Errorf("update_token_info = %s", got)
+	}
+}

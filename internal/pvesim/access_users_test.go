@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -136,7 +137,7 @@ func TestUserLifecycle(t *testing.T) {
 // jsonBody replaces the request body with a JSON object.
 func jsonBody(body string) func(*http.Request) {
 	return func(r *http.Request) {
-		r.Body = ioNopCloser(body)
+		r.Body = io.NopCloser(strings.NewReader(body))
 		r.ContentLength = int64(len(body))
 		r.Header.Set("Content-Type", jsonType)
 	}
@@ -247,10 +248,3 @@ func TestDeleteRootAndMissingUser(t *testing.T) {
 	// PAM keeps the system account's password.
 	login(t, e, "root@pam", rootPassword)
 }
-
-// ioNopCloser is a request body from a string.
-func ioNopCloser(s string) *nopBody { return &nopBody{strings.NewReader(s)} }
-
-type nopBody struct{ *strings.Reader }
-
-func (nopBody) Close() error { return nil }
