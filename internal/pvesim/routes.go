@@ -19,6 +19,11 @@ type route struct {
 	// perm is the method's "permissions => { check => [...] }"; the zero
 	// value is "user => 'all'".
 	perm permission
+	// check is a permission check that is more than one "perm" (the
+	// 'userid-group' and 'userid-param' tests, 'and' and 'or'): it runs
+	// where perm does, before the parameters are validated, with the raw
+	// parameters, and root@pam skips it (check_api2_permissions).
+	check func(c *call) error
 	// public methods need no credentials (pveproxy's auth exemptions).
 	public bool
 	// configLock handlers run under the guest's config flock (lock_config)
@@ -138,6 +143,8 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
+	s.registerAccessUserRoutes()
+	s.registerAccessTokenRoutes()
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
 }
