@@ -184,12 +184,12 @@ func TestAccACL_badInput(t *testing.T) {
 			{
 				Config:      aclConfig(tg, "/", "PVEAuditor", `group = "ops"`, `  user = "alice@pve"`+"\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*2 attributes specified when one \(and only one\) of\s+\[user,group,token\] is required`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`),
 			},
 			{
 				Config:      tg.Config("resource \"pve_acl\" \"test\" {\n  path = \"/\"\n  role = \"PVEAuditor\"\n}\n"),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*No attribute specified when one \(and only one\) of\s+\[user,group,token\] is required`),
+				ExpectError: regexp.MustCompile(`(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`),
 			},
 			{
 				Config:      aclConfig(tg, "/", "PVEAuditor", `user = "root@pam"`, ""),
