@@ -16,6 +16,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 const aclAddr = "pve_acl.test"
@@ -273,13 +274,21 @@ func TestAccACL_disappears(t *testing.T) {
 
 // Twenty entries in one apply all land: every write queues on user.cfg's
 // lock in PVE, and each resource adds and later removes exactly its own.
+// The first writes find the lock taken for longer than PVE waits, and are
+// sent again (PVE changed nothing).
 func TestAccACL_parallelCreates(t *testing.T) {
 	skipLive(t)
 	t.Parallel()
 	tg := acctest.New(t)
 	group := acctest.Name("tfacc")
 	createGroup(t, tg, group)
-	const n = 20
+	const n, lockTimeouts = 20, 8
+	if err := tg.Sim.InjectFault(pvesim.Fault{
+		Method: "PUT", Path: "/access/acl", Action: pvesim.FaultRespond, Count: lockTimeouts,
+		Message: "ACL update failed: cfs-lock 'file-user_cfg' error: got lock request timeout",
+	}); err != nil {
+		t.Fatal(err)
+	}
 	config := tg.Config(fmt.Sprintf(`
 resource "pve_acl" "many" {
   count = %d
@@ -307,7 +316,7 @@ resource "pve_acl" "many" {
 			return nil
 		}
 	}
-	puts := make([]string, n)
+	puts := make([]string, n+lockTimeouts)
 	for i := range puts {
 		puts[i] = "PUT /access/acl"
 	}
