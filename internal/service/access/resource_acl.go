@@ -48,6 +48,8 @@ func (r *aclResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			"Creating an entry that already exists in PVE fails (import it instead): PVE would accept the write, and Terraform would then " +
 			"delete on destroy an entry it did not create." +
 			"\n\nA plan that deletes or replaces an entry that gives the provider's own identity its rights is refused unless `allow_self_lockout = true`." +
+			"\n\nPVE keeps every ACL entry, user, group and role in one cluster file and changes it under one lock, so many entries in one apply " +
+			"are written one after the other; a write that waited too long for that lock is sent again (PVE changed nothing)." +
 			"\n\n**Changes that replace the entry:** `path`, `role`, `user`, `group`, `token`. `propagate` changes in place.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -71,7 +73,8 @@ func (r *aclResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 				Validators:          []validator.String{problemValidator("Role Name", wire.RoleNameProblem)},
 			},
 			"user": schema.StringAttribute{
-				MarkdownDescription: "The user granted the role, `USER@REALM`. Exactly one of `user`, `group` and `token` is set.",
+				MarkdownDescription: "The user granted the role, `USER@REALM`. Exactly one of `user`, `group` and `token` is set. " +
+					"`root@pam` is refused: it holds every privilege everywhere, and PVE does not store entries for it.",
 				Optional:            true,
 				PlanModifiers:       replace,
 				Validators:          []validator.String{problemValidator("User ID", aclUserProblem)},

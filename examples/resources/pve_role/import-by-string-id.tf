@@ -1,0 +1,4 @@
+import {
+  to = pve_role.operator
+  id = "Operator"
+}
