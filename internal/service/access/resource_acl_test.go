@@ -457,3 +457,38 @@ resource "pve_acl" "group" {
 		},
 	})
 }
+
+// An import block with generated configuration plans no change, for each
+// kind of member.
+func TestAccACL_importBlockGeneratedConfig(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	group := acctest.Name("tfacc")
+	createGroup(t, tg, group)
+	user := acctest.Name("tfacc") + "@pve"
+	createUser(t, tg, user)
+	noPropagate := false
+	ctx := context.Background()
+	for _, change := range []pveapi.ACLChange{
+		{Path: "/vms", Roles: []string{"PVEVMUser"}, Groups: []string{group}},
+		{Path: "/storage", Roles: []string{"PVEDatastoreUser"}, Users: []string{user}, Propagate: &noPropagate},
+	} {
+		if err := tg.Client.UpdateACL(ctx, change); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = tg.Client.DeleteGroup(ctx, group) })
+
+	for _, id := range []string{"/vms|group|" + group + "|PVEVMUser", "/storage|user|" + user + "|PVEDatastoreUser"} {
+		tg.Run(t, resource.TestCase{
+			Steps: []resource.TestStep{{
+				Config:          tg.Config(""),
+				ResourceName:    aclAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   id,
+				GenerateConfig:  true,
+			}},
+		})
+	}
+}

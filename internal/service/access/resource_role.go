@@ -72,8 +72,9 @@ func (r *roleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				MarkdownDescription: "Allow deleting or replacing this role even though it gives the provider its own rights. Without it such a plan is refused. " +
 					"The check looks at the ACL entries that use this role (as `GET /access/acl` lists them to the provider) and counts an entry when it names " +
 					"the provider's API token, the token's user (or the user it logs in as), or a group that user is in (as `GET /access/groups` lists them). " +
-					"It does not follow pools, nor judge whether other roles would still grant the same privileges. To delete such a role, set this to `true`, " +
-					"apply, then remove the resource.",
+					"It does not follow pools, nor judge whether other roles would still grant the same privileges. The entries are those PVE has when " +
+					"the plan is made, so a `pve_acl` removed in the same plan still counts (set `allow_self_lockout` on both). To delete such a role, " +
+					"set this to `true`, apply, then remove the resource.",
 				Optional: true,
 			},
 		},

@@ -351,3 +351,25 @@ func checkRoleEntriesGone(tg *acctest.Target, roleid string) resource.TestCheckF
 		return nil
 	}
 }
+
+// An import block with generated configuration plans no change.
+func TestAccRole_importBlockGeneratedConfig(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	roleid := roleName()
+	if err := tg.Client.CreateRole(context.Background(), roleid, []string{"Datastore.Audit", "VM.Audit"}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tg.Client.DeleteRole(context.Background(), roleid) })
+
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:          tg.Config(""),
+			ResourceName:    roleAddr,
+			ImportState:     true,
+			ImportStateKind: resource.ImportBlockWithID,
+			ImportStateId:   roleid,
+			GenerateConfig:  true,
+		}},
+	})
+}
