@@ -153,7 +153,7 @@ func TestPoolCalls(t *testing.T) {
 		case "missing":
 			writePVEError(w, 500, "pool 'missing' does not exist")
 		case "broken":
-			writePVEError(w, 500, "cfs-lock 'file-user_cfg' error: got lock request timeout")
+			writePVEError(w, 500, "ipcc_send_rec[1] failed: Connection refused")
 		case "forbidden":
 			writePVEOldError(w, 403, "Permission check failed (/pool/forbidden, Pool.Audit)")
 		case "empty":

@@ -253,7 +253,7 @@ func TestPoolGuestsDoNotKeepAFailure(t *testing.T) {
 	var calls atomic.Int32
 	f.handle("GET /pools", func(w http.ResponseWriter, _ *http.Request) {
 		if calls.Add(1) == 1 {
-			writePVEError(w, 500, "cfs-lock 'file-user_cfg' error: got lock request timeout")
+			writePVEError(w, 500, "ipcc_send_rec[1] failed: Connection refused")
 			return
 		}
 		writeData(w, []map[string]any{{"poolid": "a"}})

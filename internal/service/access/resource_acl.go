@@ -75,9 +75,9 @@ func (r *aclResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 			"user": schema.StringAttribute{
 				MarkdownDescription: "The user granted the role, `USER@REALM`. Exactly one of `user`, `group` and `token` is set. " +
 					"`root@pam` is refused: it holds every privilege everywhere, and PVE does not store entries for it.",
-				Optional:            true,
-				PlanModifiers:       replace,
-				Validators:          []validator.String{problemValidator("User ID", aclUserProblem)},
+				Optional:      true,
+				PlanModifiers: replace,
+				Validators:    []validator.String{problemValidator("User ID", aclUserProblem)},
 			},
 			"group": schema.StringAttribute{
 				MarkdownDescription: "The group granted the role.",
