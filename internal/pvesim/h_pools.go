@@ -248,13 +248,19 @@ func deletePool(c *call) (any, error) {
 
 // wrapLockError is pve-access-control src/PVE/AccessControl.pm
 // lock_user_config's die "$errmsg: $err". The
-// interpolation stringifies a PVE::Exception as "CODE text", so even a
-// permission failure inside the lock reaches the client as a 500.
+// interpolation stringifies a PVE::Exception (pve-common
+// src/PVE/Exception.pm stringify) as "CODE text" followed by a
+// "param: text" line per parameter error, so even a permission or
+// parameter failure inside the lock reaches the client as a 500. Perl
+// lists the parameters in hash order; they are sorted here.
 func wrapLockError(prefix string, err error) error {
 	ae := asAPIError(err)
 	msg := ae.message
 	if ae.status != http.StatusInternalServerError {
 		msg = strconv.Itoa(ae.status) + " " + msg
+	}
+	for _, k := range sortedKeys(ae.params) {
+		msg += k + ": " + ae.params[k] + "\n"
 	}
 	return &apiError{status: http.StatusInternalServerError, message: prefix + ": " + msg}
 }
