@@ -333,3 +333,20 @@ func TestACLGrantFlow(t *testing.T) {
 	e.call(t, http.MethodGet, "/pools/x", nil, asBob).
 		wantStatus(t, http.StatusForbidden, "Permission check failed (/pool/x, Pool.Audit)")
 }
+
+// RPCEnvironment.pm get_effective_permissions walks the whole ACL tree
+// (iterate_acl_tree), so the inner paths of an entry's path are listed
+// too when the caller holds something there.
+func TestEffectivePermissionsInnerPaths(t *testing.T) {
+	t.Parallel()
+	e := aclEnv(t, "")
+	e.call(t, http.MethodPut, "/access/acl", form("path", "/", "users", "bob@pve", "roles", "PVESDNUser")).wantOK(t)
+	e.call(t, http.MethodPut, "/access/acl", form("path", "/sdn/zones/z1/vnet1", "users", "bob@pve", "roles", "PVEAuditor")).wantOK(t)
+	var perms map[string]map[string]int
+	e.call(t, http.MethodGet, "/access/permissions", nil, withToken(bobCI)).decode(t, &perms)
+	for _, path := range []string{"/sdn/zones", "/sdn/zones/z1", "/sdn/zones/z1/vnet1"} {
+		if _, ok := perms[path]; !ok {
+			t.Errorf("%s missing from %s", path, jsonText(perms))
+		}
+	}
+}

@@ -70,6 +70,8 @@ func (s *Sim) readRole(c *call) (any, error) {
 // the release's ($valid_privs), which the generated schema tables cannot
 // know, so the check is here. AccessControl.pm add_role_privs dies with
 // the same text inside the lock, which a request can therefore not reach.
+// PVE reports this error together with any other parameter error of the
+// request; here the others, found first, are reported alone.
 func (s *Sim) rolePrivs(c *call) ([]string, error) {
 	list := splitList(c.str("privs"))
 	valid := s.pve.roles().valid
