@@ -138,6 +138,7 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
+	s.registerRealmRoutes()
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
 }

@@ -57,6 +57,12 @@ type pveProfile struct {
 	// PVE 9.2 updates); before, the worker starts the VM through vm_start's
 	// class method, which checks nothing.
 	rollbackStartNeedsPowerMgmt bool
+	// strictGroupNames: a group name is only letters, digits, ".", "-"
+	// and "_". pve-access-control 6d5db6e ("fix #7102: fix group name
+	// validation", 9.1.0); before, the character class nested a compiled
+	// regex and also let "(", "?", "^", ":" and ")" through (8.2.2, PVE
+	// 8.4).
+	strictGroupNames bool
 }
 
 // The profile's schema checks every request, and its guest config schema
@@ -76,12 +82,13 @@ var pveProfiles = map[string]pveProfile{
 		release: "9.1", version: "9.1.4", repoid: "5ac30304265fbd8e",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023", efiCertNotice: efiNoticeWindowsOnly,
+		strictGroupNames: true,
 	},
 	"9.2": {
 		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertNotice: efiNoticeWarned,
-		rollbackStartNeedsPowerMgmt: true,
+		rollbackStartNeedsPowerMgmt: true, strictGroupNames: true,
 	},
 }
 
