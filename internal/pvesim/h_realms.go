@@ -10,6 +10,13 @@ import (
 // domains.cfg (access_realms.go). Changes run inside lock_domain_config
 // (src/PVE/Auth/Plugin.pm), which prefixes any failure with the operation
 // ("add auth server failed: ...") and leaves domains.cfg untouched.
+//
+// PVE 8.4 and 9.x: the API schemas of the six realm methods are the same
+// in both dumps. pve-access-control 8.2.2 (PVE 8.4) and 9.1.x differ in
+// code layout (perltidy), in the group name check of a sync
+// (pveProfile.strictGroupNames), in LDAP attribute values decoded as
+// UTF-8 (9.1.0, which a Go string has no need for) and in OpenID's
+// "audiences" option (9.1.1), which neither schema has.
 
 func (s *Sim) registerRealmRoutes() {
 	allocate := permission{path: "/access/realm", privs: []string{"Realm.Allocate"}}
