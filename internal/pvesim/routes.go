@@ -166,6 +166,7 @@ func (s *Sim) registerRoutes() {
 	s.registerAccessUserRoutes()
 	s.registerAccessTokenRoutes()
 	s.registerAccessWriteRoutes()
+	s.registerRealmRoutes()
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
 }

@@ -67,6 +67,12 @@ type pveProfile struct {
 	// add ACL path for prefix-lists and route-maps", 9.1.0; pve-manager
 	// 9.2.11 depends on 9.1.1).
 	aclPathsSDNRouting bool
+	// strictGroupNames: a group name is only letters, digits, ".", "-"
+	// and "_". pve-access-control 6d5db6e ("fix #7102: fix group name
+	// validation", 9.1.0); before, the character class nested a compiled
+	// regex and also let "(", "?", "^", ":" and ")" through (8.2.2, PVE
+	// 8.4).
+	strictGroupNames bool
 }
 
 // The profile's schema checks every request, and its guest config schema
@@ -87,12 +93,13 @@ var pveProfiles = map[string]pveProfile{
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023", efiCertNotice: efiNoticeWindowsOnly,
 		aclPathsSDNFabrics: true,
+		strictGroupNames:   true,
 	},
 	"9.2": {
 		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertNotice: efiNoticeWarned,
-		rollbackStartNeedsPowerMgmt: true, aclPathsSDNFabrics: true, aclPathsSDNRouting: true,
+		rollbackStartNeedsPowerMgmt: true, aclPathsSDNFabrics: true, aclPathsSDNRouting: true, strictGroupNames: true,
 	},
 }
 
