@@ -229,7 +229,7 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	// check_any names every privilege, check the first one missing.
 	if p := rt.perm; p.path != "" {
 		s.mu.Lock()
-		err := (&call{sim: s, user: user}).check(expandPath(p.path, flat), p.any, p.privs...)
+		err := (&call{sim: s, user: user}).checkRoute(p, flat)
 		s.mu.Unlock()
 		if err != nil {
 			return errorReply(asAPIError(err))
