@@ -422,7 +422,7 @@ resource "pve_acl" "group" {
 `, path, self, extra, path, group, extra))
 	}
 	refusal := func(kind string) *regexp.Regexp {
-		return regexp.MustCompile(`(?s)ACL Entry Grants The Provider Its Own Rights.*` + kind + `.*allow_self_lockout = true`)
+		return regexp.MustCompile(`(?s)ACL Entry Grants The Provider Its Own Rights.*` + kind + `.*` + wrapped("allow_self_lockout = true").String())
 	}
 
 	tg.Run(t, resource.TestCase{
@@ -443,7 +443,7 @@ resource "pve_acl" "group" {
 			{
 				// A new path replaces the entry: refused the same way.
 				Config:      config("/storage", ""),
-				ExpectError: refusal("Replacing the ACL entry"),
+				ExpectError: refusal(wrapped("Replacing the ACL entry").String()),
 			},
 			{
 				// Opted in: the replacement goes through.

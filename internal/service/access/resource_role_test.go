@@ -306,7 +306,7 @@ func TestAccRole_selfLockoutRefused(t *testing.T) {
 				Config: tg.Config(""),
 				ExpectError: regexp.MustCompile(`(?s)Role Grants The Provider Its Own Rights.*` +
 					wrapped(fmt.Sprintf("Deleting role %s would delete the ACL entries that use it, and these give the provider's own identity (%s) its rights:", roleid, self)).String() +
-					`.*` + wrapped(fmt.Sprintf("role %s for", roleid)).String() + `.*allow_self_lockout = true`),
+					`.*` + wrapped(fmt.Sprintf("role %s for", roleid)).String() + `.*` + wrapped("allow_self_lockout = true").String()),
 			},
 			{
 				// Renaming is deleting the old role too.
