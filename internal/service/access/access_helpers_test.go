@@ -122,3 +122,28 @@ func checkRoleGone(tg *acctest.Target, roleid string) resource.TestCheckFunc {
 // roleName is a role name unique to the run (roles take no '-' at the
 // start and no "PVE" prefix, so the prefix is fixed).
 func roleName() string { return strings.ReplaceAll(acctest.Name("tfacc"), "-", "_") }
+
+// checkLastWrite fails unless the last METHOD PATH the simulator received
+// carried exactly want as its parameters (one value each).
+func checkLastWrite(tg *acctest.Target, method, path string, want map[string]string) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		var last *pvesim.RequestRecord
+		requests := tg.Sim.Requests()
+		for i := range requests {
+			if requests[i].Method == method && requests[i].Path == path {
+				last = &requests[i]
+			}
+		}
+		if last == nil {
+			return fmt.Errorf("no %s %s was sent", method, path)
+		}
+		got := map[string]string{}
+		for k, v := range last.Params {
+			got[k] = strings.Join(v, "\x00")
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			return fmt.Errorf("%s %s sent %v, want %v", method, path, got, want)
+		}
+		return nil
+	}
+}

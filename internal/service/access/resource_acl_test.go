@@ -105,6 +105,20 @@ func TestAccACL_lifecycle(t *testing.T) {
 				Check: resource.ComposeTestCheckFunc(
 					checkACL(tg, false, "/vms", "group", group, "PVEAuditor"),
 					checkACL(tg, true, "/pool", "group", group, "PVEAuditor"),
+					checkLastWrite(tg, "PUT", "/access/acl", map[string]string{"path": "/pool", "roles": "PVEAuditor", "groups": group, "propagate": "0"}),
+					// The removal named exactly the old entry.
+					func(*terraform.State) error {
+						for _, rec := range tg.Sim.Requests() {
+							if rec.Method == "PUT" && rec.Path == "/access/acl" && len(rec.Params["delete"]) > 0 {
+								want := fmt.Sprint(map[string][]string{"delete": {"1"}, "groups": {group}, "path": {"/vms"}, "roles": {"PVEAuditor"}})
+								if got := fmt.Sprint(rec.Params); got != want {
+									return fmt.Errorf("removal sent %s, want %s", got, want)
+								}
+								return nil
+							}
+						}
+						return fmt.Errorf("no removal was sent")
+					},
 				),
 			},
 		},

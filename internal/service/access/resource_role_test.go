@@ -84,7 +84,11 @@ func TestAccRole_lifecycle(t *testing.T) {
 					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), privSet("Datastore.Audit", "VM.Audit")),
 					watch.Exactly("PUT /access/roles/" + roleid),
 				},
-				Check: checkRolePrivileges(tg, roleid, "Datastore.Audit", "VM.Audit"),
+				Check: resource.ComposeTestCheckFunc(
+					checkRolePrivileges(tg, roleid, "Datastore.Audit", "VM.Audit"),
+					// Without append: PVE replaces the privileges.
+					checkLastWrite(tg, "PUT", "/access/roles/"+roleid, map[string]string{"privs": "Datastore.Audit,VM.Audit"}),
+				),
 			},
 			{
 				// No privileges at all: the role stays, empty.
