@@ -25,7 +25,7 @@ func wrapped(text string) *regexp.Regexp {
 	return regexp.MustCompile(strings.Join(words, `\s+`))
 }
 
-func expectAction(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
+func expectPlanAction(addr string, action plancheck.ResourceActionType) resource.ConfigPlanChecks {
 	return resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(addr, action)}}
 }
 

@@ -9,23 +9,23 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
-// problemValidator refuses a string for which problem, one of the wire
+// wireProblemValidator refuses a string for which problem, one of the wire
 // package's checks, returns a text; the error names the attribute and
 // carries the text.
-func problemValidator(description string, problem func(string) string) validator.String {
-	return stringProblem{description: description, problem: problem}
+func wireProblemValidator(description string, problem func(string) string) validator.String {
+	return wireProblemCheck{description: description, problem: problem}
 }
 
-type stringProblem struct {
+type wireProblemCheck struct {
 	description string
 	problem     func(string) string
 }
 
-func (v stringProblem) Description(context.Context) string { return v.description }
+func (v wireProblemCheck) Description(context.Context) string { return v.description }
 
-func (v stringProblem) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (v wireProblemCheck) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
 
-func (v stringProblem) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+func (v wireProblemCheck) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}

@@ -56,13 +56,13 @@ func (d *permissionsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				MarkdownDescription: "The user (`USER@REALM`) or API token (`USER@REALM!TOKEN`) to read. Left out, the identity the provider runs as.",
 				Optional:            true,
 				Computed:            true,
-				Validators:          []validator.String{problemValidator("User Or Token ID", userOrTokenProblem)},
+				Validators:          []validator.String{wireProblemValidator("User Or Token ID", userOrTokenProblem)},
 			},
 			"path": schema.StringAttribute{
 				MarkdownDescription: "Only this ACL path, e.g. `/vms/100`: the privileges held there, inherited ones included. " +
 					"Left out, every path on which the identity holds privileges.",
 				Optional:   true,
-				Validators: []validator.String{problemValidator("ACL Path", normalizedACLPathProblem)},
+				Validators: []validator.String{wireProblemValidator("ACL Path", normalizedACLPathProblem)},
 			},
 			"permissions": schema.MapAttribute{
 				MarkdownDescription: "Path to the set of privileges held on it.",

@@ -57,7 +57,7 @@ func (d *rolesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, 
 			"privilege": schema.StringAttribute{
 				MarkdownDescription: "Only roles that hold this privilege, e.g. `VM.PowerMgmt`.",
 				Optional:            true,
-				Validators:          []validator.String{problemValidator("Privilege", nonEmptyProblem)},
+				Validators:          []validator.String{wireProblemValidator("Privilege", nonEmptyProblem)},
 			},
 			"roles": schema.MapNestedAttribute{
 				MarkdownDescription: "The roles, by role id.",

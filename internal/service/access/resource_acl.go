@@ -64,33 +64,33 @@ func (r *aclResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *
 					"The path must be one PVE knows on the release the provider talks to (`/sdn/fabrics` needs PVE 9.0).",
 				Required:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{problemValidator("ACL Path", normalizedACLPathProblem)},
+				Validators:    []validator.String{wireProblemValidator("ACL Path", normalizedACLPathProblem)},
 			},
 			"role": schema.StringAttribute{
 				MarkdownDescription: "The role granted: a built-in role (`PVEVMUser`, `PVEAuditor`, ...; see the `pve_roles` data source) or a `pve_role`.",
 				Required:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{problemValidator("Role Name", wire.RoleNameProblem)},
+				Validators:          []validator.String{wireProblemValidator("Role Name", wire.RoleNameProblem)},
 			},
 			"user": schema.StringAttribute{
 				MarkdownDescription: "The user granted the role, `USER@REALM`. Exactly one of `user`, `group` and `token` is set. " +
 					"`root@pam` is refused: it holds every privilege everywhere, and PVE does not store entries for it.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{problemValidator("User ID", aclUserProblem)},
+				Validators:    []validator.String{wireProblemValidator("User ID", aclUserProblem)},
 			},
 			"group": schema.StringAttribute{
 				MarkdownDescription: "The group granted the role.",
 				Optional:            true,
 				PlanModifiers:       replace,
-				Validators:          []validator.String{problemValidator("Group Name", wire.GroupNameProblem)},
+				Validators:          []validator.String{wireProblemValidator("Group Name", wire.GroupNameProblem)},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "The API token granted the role, `USER@REALM!TOKEN`. PVE uses a token's own entries only when the token " +
 					"has privilege separation, and then grants it at most what its user holds.",
 				Optional:      true,
 				PlanModifiers: replace,
-				Validators:    []validator.String{problemValidator("Token ID", wire.TokenIDProblem)},
+				Validators:    []validator.String{wireProblemValidator("Token ID", wire.TokenIDProblem)},
 			},
 			"propagate": schema.BoolAttribute{
 				MarkdownDescription: "Whether the role also applies below `path` (`/vms` to every guest, `/pool/dev` to the pool's guests and storages). " +

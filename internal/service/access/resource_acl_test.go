@@ -46,7 +46,7 @@ func TestAccACL_lifecycle(t *testing.T) {
 			{
 				PreConfig:        watch.Mark,
 				Config:           aclConfig(tg, "/vms", "PVEAuditor", member, ""),
-				ConfigPlanChecks: expectAction(aclAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aclAddr, tfjsonpath.New("id"), knownvalue.StringExact(id)),
 					statecheck.ExpectKnownValue(aclAddr, tfjsonpath.New("propagate"), knownvalue.Bool(true)),
@@ -59,7 +59,7 @@ func TestAccACL_lifecycle(t *testing.T) {
 				// propagate changes in place: the same PUT sets it.
 				PreConfig:        watch.Mark,
 				Config:           aclConfig(tg, "/vms", "PVEAuditor", member, "  propagate = false\n"),
-				ConfigPlanChecks: expectAction(aclAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(aclAddr, tfjsonpath.New("propagate"), knownvalue.Bool(false)),
 					watch.Exactly("PUT /access/acl"),
@@ -98,7 +98,7 @@ func TestAccACL_lifecycle(t *testing.T) {
 				// exactly it, and the new one added.
 				PreConfig:        watch.Mark,
 				Config:           aclConfig(tg, "/pool", "PVEAuditor", member, "  propagate = false\n"),
-				ConfigPlanChecks: expectAction(aclAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					watch.Exactly("PUT /access/acl", "PUT /access/acl"),
 				},
@@ -280,7 +280,7 @@ func TestAccACL_disappears(t *testing.T) {
 					}
 				},
 				Config:           config,
-				ConfigPlanChecks: expectAction(aclAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionCreate),
 			},
 		},
 	})

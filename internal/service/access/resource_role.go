@@ -59,7 +59,7 @@ func (r *roleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 					"and the built-in roles' own names cannot be used.",
 				Required:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
-				Validators:    []validator.String{problemValidator("Role Name", customRoleProblem)},
+				Validators:    []validator.String{wireProblemValidator("Role Name", customRoleProblem)},
 			},
 			"privileges": schema.SetAttribute{
 				MarkdownDescription: "The role's privileges, e.g. `VM.Audit`, `VM.PowerMgmt`, `Datastore.AllocateSpace` (case sensitive); may be empty. " +

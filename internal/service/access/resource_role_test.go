@@ -67,7 +67,7 @@ func TestAccRole_lifecycle(t *testing.T) {
 			{
 				PreConfig:        watch.Mark,
 				Config:           roleConfig(tg, roleid, "VM.PowerMgmt", "VM.Audit"),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("id"), knownvalue.StringExact(roleid)),
 					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), privSet("VM.Audit", "VM.PowerMgmt")),
@@ -79,7 +79,7 @@ func TestAccRole_lifecycle(t *testing.T) {
 				// A change replaces the privileges in place, in one PUT.
 				PreConfig:        watch.Mark,
 				Config:           roleConfig(tg, roleid, "VM.Audit", "Datastore.Audit"),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), privSet("Datastore.Audit", "VM.Audit")),
 					watch.Exactly("PUT /access/roles/" + roleid),
@@ -94,7 +94,7 @@ func TestAccRole_lifecycle(t *testing.T) {
 				// No privileges at all: the role stays, empty.
 				PreConfig:        watch.Mark,
 				Config:           roleConfig(tg, roleid),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(roleAddr, tfjsonpath.New("privileges"), knownvalue.SetSizeExact(0)),
 					watch.Exactly("PUT /access/roles/" + roleid),
@@ -105,7 +105,7 @@ func TestAccRole_lifecycle(t *testing.T) {
 				// Opting in to self-lockout changes nothing in PVE.
 				PreConfig:         watch.Mark,
 				Config:            roleConfigWith(tg, roleid, "  allow_self_lockout = true\n"),
-				ConfigPlanChecks:  expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks:  expectPlanAction(roleAddr, plancheck.ResourceActionUpdate),
 				ConfigStateChecks: []statecheck.StateCheck{watch.None()},
 			},
 			{
@@ -141,7 +141,7 @@ func TestAccRole_renameReplaces(t *testing.T) {
 			{Config: roleConfig(tg, first, "VM.Audit")},
 			{
 				Config:           roleConfig(tg, second, "VM.Audit"),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionDestroyBeforeCreate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionDestroyBeforeCreate),
 				Check:            resource.ComposeTestCheckFunc(checkRoleGone(tg, first), checkRolePrivileges(tg, second, "VM.Audit")),
 			},
 		},
@@ -187,7 +187,7 @@ func TestAccRole_disappears(t *testing.T) {
 					}
 				},
 				Config:           roleConfig(tg, roleid, "VM.Audit"),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionCreate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
 			},
 		},
 	})
@@ -319,7 +319,7 @@ func TestAccRole_selfLockoutRefused(t *testing.T) {
 			},
 			{
 				Config:           roleConfigWith(tg, roleid, "  allow_self_lockout = true\n", "VM.Audit"),
-				ConfigPlanChecks: expectAction(roleAddr, plancheck.ResourceActionUpdate),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionUpdate),
 			},
 			{
 				// Opted in: the role goes, and PVE takes its entries with it.
