@@ -37,7 +37,7 @@ func TestAccAPIToken_selfLockout(t *testing.T) {
 		return resource.TestStep{
 			Config:      tg.Config(config),
 			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)` + verb + ` The Provider's Own API Token.*` + regexp.QuoteMeta(self) + `.*allow_self_lockout = true`),
+			ExpectError: regexp.MustCompile(`(?s)` + verb + ` The Provider's Own API Token.*` + regexp.QuoteMeta(self) + `.*allow_self_lockout\s+=\s+true`),
 		}
 	}
 

@@ -215,7 +215,7 @@ func TestAccAPIToken_badInput(t *testing.T) {
 }
 `),
 				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)expire.*RFC 3339`),
+				ExpectError: regexp.MustCompile(`(?s)Invalid RFC3339 String Value.*next year`),
 			},
 		},
 	})
