@@ -14,7 +14,6 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 const tokenAddr = "pve_api_token.test"
@@ -115,58 +114,42 @@ func authenticates(t *testing.T, tg *acctest.Target, tokenID string, current str
 	return nil
 }
 
-// grantToken gives the token a role on path: in the simulator's user.cfg
-// directly, so the test does not depend on the provider's ACL code; on a
-// live node through PUT /access/acl.
+// newUser creates a pve realm user with a role on path, deleted after the
+// test, and returns its id.
+func newUser(t *testing.T, tg *acctest.Target, path, role string) string {
+	t.Helper()
+	ctx := context.Background()
+	userid := acctest.Name("tfacc") + "@pve"
+	if err := tg.Client.CreateUser(ctx, pveapi.UserCreate{UserID: userid}); err != nil {
+		t.Fatalf("create user %s: %v", userid, err)
+	}
+	t.Cleanup(func() { _ = tg.Client.DeleteUser(ctx, userid) })
+	if err := tg.Client.UpdateACL(ctx, pveapi.ACLChange{Path: path, Roles: []string{role}, Users: []string{userid}}); err != nil {
+		t.Fatalf("grant %s on %s to %s: %v", role, path, userid, err)
+	}
+	return userid
+}
+
+// grantToken gives the token a role on path through PUT /access/acl.
 func grantToken(t *testing.T, tg *acctest.Target, tokenID, path, role string) {
 	t.Helper()
-	if tg.Sim == nil {
-		if err := tg.Client.UpdateACL(context.Background(), pveapi.ACLChange{Path: path, Roles: []string{role}, Tokens: []string{tokenID}}); err != nil {
-			t.Fatalf("grant %s on %s to %s: %v", role, path, tokenID, err)
-		}
-		return
-	}
-	err := tg.Sim.Update(func(c *pvesim.Cluster) error {
-		node := c.Access.ACL[path]
-		if node == nil {
-			node = &pvesim.ACLNode{}
-			c.Access.ACL[path] = node
-		}
-		if node.Tokens == nil {
-			node.Tokens = map[string]map[string]bool{}
-		}
-		if node.Tokens[tokenID] == nil {
-			node.Tokens[tokenID] = map[string]bool{}
-		}
-		node.Tokens[tokenID][role] = true
-		return nil
-	})
-	if err != nil {
+	if err := tg.Client.UpdateACL(context.Background(), pveapi.ACLChange{Path: path, Roles: []string{role}, Tokens: []string{tokenID}}); err != nil {
 		t.Fatalf("grant %s on %s to %s: %v", role, path, tokenID, err)
 	}
 }
 
 // tokenHasRole tells whether an ACL entry gives the token the role on path.
 func tokenHasRole(tg *acctest.Target, tokenID, path, role string) (bool, error) {
-	if tg.Sim == nil {
-		entries, err := tg.Client.ACL(context.Background())
-		if err != nil {
-			return false, err
-		}
-		for _, e := range entries {
-			if e.Type == pveapi.ACLTypeToken && e.UGID == tokenID && e.Path == path && e.RoleID == role {
-				return true, nil
-			}
-		}
-		return false, nil
+	entries, err := tg.Client.ACL(context.Background())
+	if err != nil {
+		return false, err
 	}
-	found := false
-	tg.Sim.View(func(c *pvesim.Cluster) {
-		if node := c.Access.ACL[path]; node != nil {
-			_, found = node.Tokens[tokenID][role]
+	for _, e := range entries {
+		if e.Type == pveapi.ACLTypeToken && e.UGID == tokenID && e.Path == path && e.RoleID == role {
+			return true, nil
 		}
-	})
-	return found, nil
+	}
+	return false, nil
 }
 
 // permissionsOf are the effective privileges of the token string, as it
@@ -188,7 +171,11 @@ func checkTokenDestroyed(tg *acctest.Target, userid string, names ...string) res
 			if err == nil {
 				return fmt.Errorf("token %s!%s still exists after destroy", userid, name)
 			}
-			if !pveapi.IsNoSuchToken(err) {
+			if pveapi.IsNoSuchToken(err) {
+				continue
+			}
+			// A missing user's tokens are a permission error to a token.
+			if _, userErr := tg.Client.GetUser(context.Background(), userid); !pveapi.IsNoSuchUser(userErr) {
 				return err
 			}
 		}

@@ -159,18 +159,19 @@ func (r *apiTokenResource) Create(ctx context.Context, req resource.CreateReques
 
 	created, err := r.client.CreateToken(ctx, create)
 	switch {
+	case err == nil:
 	case pveapi.IsTokenExists(err):
 		resp.Diagnostics.AddAttributeError(path.Root("token_name"), "API Token Already Exists", fmt.Sprintf(
 			"PVE already has the API token %s. The provider does not take over a token it did not create (and PVE "+
 				"cannot show its secret again). Import it to manage it: terraform import ADDRESS %s, or an import block "+
 				"with id = %q; or choose another token_name.", plan.tokenID(), plan.tokenID(), plan.tokenID()))
 		return
-	case pveapi.IsNoSuchUser(err):
+	case r.userMissing(ctx, err, create.UserID):
 		resp.Diagnostics.AddAttributeError(path.Root("userid"), "User Does Not Exist", fmt.Sprintf(
 			"PVE has no user %s to create the API token for. Create the user first (pve_user, and refer to its userid "+
-				"so the token waits for it).\n\n%s", plan.UserID.ValueString(), fwutil.APIErrorDetail(err)))
+				"so the token waits for it).", plan.UserID.ValueString()))
 		return
-	case err != nil:
+	default:
 		fwutil.AddAttributeAPIError(&resp.Diagnostics, path.Root("token_name"), "Unable To Create API Token", err)
 		return
 	}
@@ -189,12 +190,13 @@ func (r *apiTokenResource) Read(ctx context.Context, req resource.ReadRequest, r
 	}
 	token, err := r.client.GetToken(ctx, state.UserID.ValueString(), state.TokenName.ValueString())
 	switch {
-	case pveapi.IsNoSuchToken(err) || pveapi.IsNoSuchUser(err):
+	case err == nil:
+	case pveapi.IsNoSuchToken(err) || r.userMissing(ctx, err, state.UserID.ValueString()):
 		// Deleted outside Terraform, alone or with its user: the next
 		// plan creates it again.
 		resp.State.RemoveResource(ctx)
 		return
-	case err != nil:
+	default:
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read API Token", err)
 		return
 	}
@@ -263,7 +265,7 @@ func (r *apiTokenResource) Delete(ctx context.Context, req resource.DeleteReques
 	}
 	// A token that is already gone, or whose user is, is what Delete wants.
 	err := r.client.DeleteToken(ctx, state.UserID.ValueString(), state.TokenName.ValueString())
-	if err != nil && !pveapi.IsNoSuchToken(err) && !pveapi.IsNoSuchUser(err) {
+	if err != nil && !pveapi.IsNoSuchToken(err) && !r.userMissing(ctx, err, state.UserID.ValueString()) {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete API Token", err)
 	}
 }
@@ -282,6 +284,25 @@ func (r *apiTokenResource) ImportState(ctx context.Context, req resource.ImportS
 		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(attr), value)...)
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("allow_self_lockout"), false)...)
+}
+
+// userMissing tells whether a token call failed because the token's user
+// does not exist. PVE says so only to root@pam: every other caller, API
+// tokens included, gets a bare "Permission check failed" (403), since the
+// token methods check ['or', ['userid-param', 'self'], ['userid-group',
+// ['User.Modify']]] and the 'or' runs the user's existence check without
+// an error (pve-access-control src/PVE/RPCEnvironment.pm
+// exec_api2_perm_check). Reading the user, whose check is not in an 'or',
+// then answers "no such user".
+func (r *apiTokenResource) userMissing(ctx context.Context, err error, userid string) bool {
+	if pveapi.IsNoSuchUser(err) {
+		return true
+	}
+	if _, _, denied := pveapi.IsPermission(err); !denied {
+		return false
+	}
+	_, userErr := r.client.GetUser(ctx, userid)
+	return pveapi.IsNoSuchUser(userErr)
 }
 
 // pveVersion is the connected node's pve-manager version, asked once.

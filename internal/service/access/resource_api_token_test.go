@@ -163,11 +163,25 @@ func TestAccAPIToken_existingIsImported(t *testing.T) {
 	})
 }
 
-// Deleted outside Terraform: the next plan creates it again.
+// A token of a user that does not exist fails at apply, naming userid.
+func TestAccAPIToken_missingUser(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	conf := tokenConf{userid: acctest.Name("nobody") + "@pve", name: "ci"}
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:      tg.Config(conf.hcl()),
+			ExpectError: regexp.MustCompile(`(?s)User Does Not Exist.*` + regexp.QuoteMeta(conf.userid) + `.*Create\s+the\s+user\s+first`),
+		}},
+	})
+}
+
+// Deleted outside Terraform, with its user or alone: the next plan
+// creates it again.
 func TestAccAPIToken_disappears(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	conf := newTokenConf(tg)
+	conf := tokenConf{userid: newUser(t, tg, "/vms", "PVEAuditor"), name: acctest.Name("tfacc")}
 
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkTokenDestroyed(tg, conf.userid, conf.name),
@@ -181,6 +195,18 @@ func TestAccAPIToken_disappears(t *testing.T) {
 				},
 				Config:           tg.Config(conf.hcl()),
 				ConfigPlanChecks: expectAction(plancheck.ResourceActionCreate),
+			},
+			{
+				// PVE deletes a user's tokens with the user. The destroy
+				// at the end finds nothing left to delete.
+				PreConfig: func() {
+					if err := tg.Client.DeleteUser(context.Background(), conf.userid); err != nil {
+						t.Fatalf("delete user outside Terraform: %v", err)
+					}
+				},
+				Config:             tg.Config(conf.hcl()),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
 			},
 		},
 	})
