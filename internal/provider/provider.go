@@ -113,6 +113,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		firewall.NewOptionsResource,
 		firewall.NewAliasResource,
 		firewall.NewIPSetResource,
+		access.NewUserResource,
+		access.NewGroupResource,
 	}
 }
 
@@ -128,6 +130,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		firewall.NewMacrosDataSource,
 		firewall.NewRefsDataSource,
 		access.NewProviderPrivilegesDataSource,
+		access.NewUsersDataSource,
+		access.NewGroupsDataSource,
 	}
 }
 
