@@ -146,7 +146,7 @@ func TestAccUser_badInput(t *testing.T) {
 			bad(hcl("userid", "alice@pve", "keys", "x"), `(?s)Attribute keys:.*marker`),
 			bad(hcl("userid", "alice@pve", "expire", "2030-01-01T00:00:00.5Z"), `(?s)Attribute expire:.*fraction`),
 			bad(hcl("userid", "alice@pve", "expire", "1970-01-01T00:00:00Z"), `(?s)Attribute expire:.*never expires`),
-			bad(hcl("userid", "alice@pve", "expire", "tomorrow"), `RFC 3339`),
+			bad(hcl("userid", "alice@pve", "expire", "tomorrow"), `Invalid RFC3339 String Value`),
 			bad(hcl("userid", "alice@pve", "groups", expr("[]")), `(?s)Attribute groups set must contain at least 1`),
 			bad(hcl("userid", "alice@pve", "groups", expr(`["a:b"]`)), `(?s)group name "a:b"`),
 			bad(hcl("userid", "alice@pve", "password_wo", "short", "password_wo_version", 1), `(?s)password_wo string length must be between 8`),
