@@ -36,17 +36,23 @@ func noSecretInState(secret string) statecheck.StateCheck {
 	})
 }
 
-// noSecretInPlan fails when the plan JSON holds secret.
+// noSecretInPlan fails when the plan JSON holds secret: its planned
+// values, resource changes, prior state or variables. The configuration
+// section is left out: it echoes the literals of the .tf files as
+// written, the test's own password among them (a real configuration
+// passes a password in a variable).
 type noSecretInPlan string
 
 func (s noSecretInPlan) CheckPlan(_ context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
-	raw, err := json.Marshal(req.Plan)
+	plan := *req.Plan
+	plan.Config = nil
+	raw, err := json.Marshal(plan)
 	if err != nil {
 		resp.Error = err
 		return
 	}
-	if strings.Contains(string(raw), string(s)) {
-		resp.Error = fmt.Errorf("the plan JSON holds the password")
+	if i := strings.Index(string(raw), string(s)); i >= 0 {
+		resp.Error = fmt.Errorf("the plan JSON holds the password: %s", raw[max(0, i-300):i])
 	}
 }
 
