@@ -36,7 +36,11 @@ func (m *userModel) fromAPI(u *pveapi.User) {
 	m.ID = types.StringValue(u.UserID)
 	m.UserID = types.StringValue(u.UserID)
 	m.Enabled = types.BoolValue(bool(u.Enable))
-	m.Expire = expireFromAPI(int64(u.Expire))
+	// The same instant written in another offset stays as written: the
+	// framework compares RFC 3339 values semantically only on refresh.
+	if m.Expire.IsNull() || m.Expire.IsUnknown() || expireToAPI(m.Expire) != int64(u.Expire) {
+		m.Expire = expireFromAPI(int64(u.Expire))
+	}
 	m.FirstName = textFromAPI(u.Firstname)
 	m.LastName = textFromAPI(u.Lastname)
 	m.Email = textFromAPI(u.Email)

@@ -43,6 +43,18 @@ func TestUserFromAPI(t *testing.T) {
 		t.Errorf("allow_self_lockout after an import = %v, want false", m.AllowSelfLockout)
 	}
 
+	// The same instant in the configuration's offset stays as written;
+	// another instant replaces it.
+	m.Expire = timetypes.NewRFC3339ValueMust("2030-01-01T01:00:00+01:00")
+	m.fromAPI(&pveapi.User{UserID: "alice@pve", Expire: 1893456000})
+	if got := m.Expire.ValueString(); got != "2030-01-01T01:00:00+01:00" {
+		t.Errorf("expire = %q, want the configuration's form kept", got)
+	}
+	m.fromAPI(&pveapi.User{UserID: "alice@pve", Expire: 1893456001})
+	if got := m.Expire.ValueString(); got != "2030-01-01T00:00:01Z" {
+		t.Errorf("expire = %q, want PVE's instant in UTC", got)
+	}
+
 	m.fromAPI(&pveapi.User{UserID: "alice@pve", Enable: true, Keys: "ccccccabcdef"})
 	if !m.Groups.IsNull() || !m.Expire.IsNull() || m.Keys.ValueString() != "ccccccabcdef" {
 		t.Errorf("no groups, no expiry, legacy keys: %+v", m)
