@@ -125,7 +125,8 @@ func (r *userResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 					"Write-only: it never reaches state or plan output. It is set when the user is created, and again "+
 					"whenever `password_wo_version` changes; changing the password alone does nothing. Setting it again "+
 					"needs the provider to log in with a username and password: PVE refuses password changes to API tokens "+
-					"(an initial password at creation works with either).", wire.MinPasswordLength, wire.MaxPasswordLength),
+					"(an initial password at creation works with either). PVE asks everyone but `root@pam` to confirm a "+
+					"password change with their own password; the provider confirms with the password it logged in with.", wire.MinPasswordLength, wire.MaxPasswordLength),
 				Optional:  true,
 				Sensitive: true,
 				WriteOnly: true,
@@ -145,7 +146,8 @@ func (r *userResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				MarkdownDescription: "Allow deleting or disabling the user the provider itself runs as (its login user, or the " +
 					"owner of its API token). Without it such a plan is refused, because the provider would lose its own " +
 					"access half-way. To delete that user on purpose, set it to `true` and apply before destroying. " +
-					"Defaults to `false`.",
+					"Only deleting, replacing and disabling are checked: taking the user out of a group through which it " +
+					"holds its privileges is not. Defaults to `false`.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
