@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/service/access"
 )
 
 // entryOf finds the element of a data source's list attribute whose key
@@ -102,4 +103,30 @@ data "pve_groups" "all" {
 			},
 		}},
 	})
+}
+
+// A token holding only the privileges of the access feature (and read)
+// manages users and groups and lists them, on PVE 9 and 8.4.
+func TestAccUsersWithAccessPrivilegesOnly(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		version string
+		release access.Release
+	}{{"9.1", access.PVE9}, {"8.4", access.PVE84}} {
+		t.Run(tc.version, func(t *testing.T) {
+			t.Parallel()
+			tg := acctest.NewRestricted(t, tc.version, privilegesOf(t, tc.release, "access"))
+			n := newUserTestNames()
+			withData := func(userAttrs string) string {
+				return n.config(tg, userAttrs) + "\ndata \"pve_users\" \"all\" {\n  depends_on = [pve_user.test]\n}\n\ndata \"pve_groups\" \"all\" {\n  depends_on = [pve_user.test]\n}\n"
+			}
+			tg.Run(t, resource.TestCase{
+				CheckDestroy: checkUserDestroyed(tg, n.userid),
+				Steps: []resource.TestStep{
+					{Config: withData(hcl("groups", expr("[pve_group.dev.groupid]"), "password_wo", testPassword))},
+					{Config: withData(hcl("groups", expr("[pve_group.ops.groupid]"), "comment", "moved", "password_wo", testPassword))},
+				},
+			})
+		})
+	}
 }
