@@ -236,8 +236,13 @@ func (s *Sim) effectivePermissions(id identity) map[string]map[string]bool {
 	for _, p := range []string{"/", "/access", "/access/groups", "/nodes", "/pool", "/sdn", "/storage", "/vms"} {
 		paths[p] = true
 	}
+	// iterate_acl_tree visits the inner nodes of the tree too: the
+	// ancestors of every ACL path.
 	for p := range s.cluster.Access.ACL {
-		paths[p] = true
+		for p != "/" && p != "" {
+			paths[p] = true
+			p = p[:strings.LastIndexByte(p, '/')]
+		}
 	}
 	for _, pool := range s.cluster.Pools {
 		for vmid := range pool.VMs {

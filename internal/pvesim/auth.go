@@ -36,13 +36,18 @@ const (
 type authState struct {
 	tokens    map[string]apiToken // by token id
 	passwords map[string]string   // by user id
-	secret    []byte              // signs tickets and CSRF tokens
-	lifetime  time.Duration
+	// realmPasswords are the LDAP and AD bind passwords, by realm (PVE's
+	// priv/realm/REALM.pw, pve-access-control src/PVE/Auth/LDAP.pm
+	// ldap_set_credentials); no API answer ever contains them.
+	realmPasswords map[string]string
+	secret         []byte // signs tickets and CSRF tokens
+	lifetime       time.Duration
 }
 
 func (a *authState) init(opts Options) error {
 	a.tokens = map[string]apiToken{}
 	a.passwords = map[string]string{}
+	a.realmPasswords = map[string]string{}
 	a.lifetime = opts.TicketLifetime
 	a.secret = make([]byte, 32)
 	randomBytes(a.secret)

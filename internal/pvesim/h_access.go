@@ -11,15 +11,6 @@ func (s *Sim) registerAccessRoutes() {
 	s.handle(http.MethodGet, "/access/ticket", route{public: true, handle: func(*call) (any, error) {
 		return nil, nil
 	}})
-	// pve-access-control src/PVE/API2/Domains.pm index (user => 'world'):
-	// realm, type and comment of each domains.cfg entry; a fresh install
-	// has pam and pve with the comments Auth/Plugin.pm's defaults write.
-	s.handle(http.MethodGet, "/access/domains", route{public: true, handle: func(*call) (any, error) {
-		return []map[string]any{
-			{"realm": "pam", "type": "pam", "comment": "Linux PAM standard authentication"},
-			{"realm": "pve", "type": "pve", "comment": "Proxmox VE authentication server"},
-		}, nil
-	}})
 }
 
 // createTicket is POST /access/ticket: a login with a password, or the

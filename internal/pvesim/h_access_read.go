@@ -14,7 +14,7 @@ import (
 func (s *Sim) registerAccessReadRoutes() {
 	s.handle(http.MethodGet, "/access/users", route{handle: s.listUsers})
 	s.handle(http.MethodGet, "/access/groups", route{handle: listGroups})
-	s.handle(http.MethodGet, "/access/users/{userid}", route{handle: s.readUser})
+	s.handle(http.MethodGet, "/access/users/{userid}", route{check: readUserCheck, handle: s.readUser})
 	s.handle(http.MethodGet, "/access/permissions", route{handle: s.readPermissions})
 	s.handle(http.MethodGet, "/access/groups/{groupid}", route{
 		perm:   permission{path: "/access/groups", any: true, privs: []string{"Sys.Audit", "Group.Allocate"}},
@@ -148,21 +148,25 @@ func listGroups(c *call) (any, error) {
 	return out, nil
 }
 
-// readUser is pve-access-control src/PVE/API2/User.pm read_user. Its check is RPCEnvironment.pm
-// exec_api2_perm_check's 'userid-group' with User.Modify or Sys.Audit: the
-// user must exist (AccessControl.pm check_user_exist: "no such user"), then
-// the caller needs one of them on /access/groups or on a group the user is
-// in (else a bare permission error); check_api2_permissions lets root@pam
-// through before any check. The answer is $extract_user_data with full.
+// readUserCheck is read_user's check (pve-access-control
+// src/PVE/API2/User.pm): RPCEnvironment.pm exec_api2_perm_check's
+// 'userid-group' with User.Modify or Sys.Audit: the user must exist
+// ("no such user"), then the caller needs one of them on /access/groups or
+// on a group the user is in (else a bare permission error).
+func readUserCheck(c *call) error {
+	_, err := c.useridGroup([]string{"User.Modify", "Sys.Audit"}, groupsNone, false)
+	return err
+}
+
+// readUser is pve-access-control src/PVE/API2/User.pm read_user:
+// $extract_user_data with full, for a user that exists (root@pam skips
+// the check, AccessControl.pm check_user_exist says it here).
 func (s *Sim) readUser(c *call) (any, error) {
 	id := c.str("userid")
 	a := c.cluster.Access
-	u := a.Users[id]
-	if u == nil {
-		return nil, errorf("no such user ('%s')", id)
-	}
-	if c.user.String() != "root@pam" && !c.canSeeUser(id, "User.Modify", "Sys.Audit") {
-		return nil, permError("")
+	u, err := checkUserExist(a, id)
+	if err != nil {
+		return nil, err
 	}
 	return userData(a, id, u, true), nil
 }

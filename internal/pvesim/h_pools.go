@@ -248,13 +248,18 @@ func deletePool(c *call) (any, error) {
 
 // wrapLockError is pve-access-control src/PVE/AccessControl.pm
 // lock_user_config's die "$errmsg: $err". The
-// interpolation stringifies a PVE::Exception as "CODE text", so even a
-// permission failure inside the lock reaches the client as a 500.
+// interpolation stringifies a PVE::Exception as "CODE text" followed by a
+// "NAME: text" line per parameter error (pve-common src/PVE/Exception.pm
+// stringify; a Perl hash has no order, sorted here), so even a permission
+// failure inside the lock reaches the client as a 500.
 func wrapLockError(prefix string, err error) error {
 	ae := asAPIError(err)
 	msg := ae.message
 	if ae.status != http.StatusInternalServerError {
 		msg = strconv.Itoa(ae.status) + " " + msg
+	}
+	for _, name := range sortedKeys(ae.params) {
+		msg += name + ": " + ae.params[name] + "\n"
 	}
 	return &apiError{status: http.StatusInternalServerError, message: prefix + ": " + msg}
 }

@@ -229,7 +229,16 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	// check_any names every privilege, check the first one missing.
 	if p := rt.perm; p.path != "" {
 		s.mu.Lock()
-		err := (&call{sim: s, user: user}).check(expandPath(p.path, flat), p.any, p.privs...)
+		err := (&call{sim: s, user: user}).checkRoute(p, flat)
+		s.mu.Unlock()
+		if err != nil {
+			return errorReply(asAPIError(err))
+		}
+	}
+	// check_api2_permissions: root@pam passes every check unseen.
+	if rt.check != nil && user.String() != rootUser {
+		s.mu.Lock()
+		err := rt.check(&call{sim: s, cluster: s.cluster, user: user, method: m, params: flat})
 		s.mu.Unlock()
 		if err != nil {
 			return errorReply(asAPIError(err))

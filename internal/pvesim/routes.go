@@ -19,6 +19,11 @@ type route struct {
 	// perm is the method's "permissions => { check => [...] }"; the zero
 	// value is "user => 'all'".
 	perm permission
+	// check is a permission check that is more than one "perm" (the
+	// 'userid-group' and 'userid-param' tests, 'and' and 'or'): it runs
+	// where perm does, before the parameters are validated, with the raw
+	// parameters, and root@pam skips it (check_api2_permissions).
+	check func(c *call) error
 	// public methods need no credentials (pveproxy's auth exemptions).
 	public bool
 	// configLock handlers run under the guest's config flock (lock_config)
@@ -31,6 +36,26 @@ type permission struct {
 	path  string
 	privs []string
 	any   bool // ["perm", path, [...], "any", 1]
+	// modify is ["perm-modify", path] (pve-access-control
+	// src/PVE/RPCEnvironment.pm exec_api2_perm_check): check_perm_modify
+	// on the path after normalize_path. A path normalize_path refuses
+	// passes the check (it returns 0, and pve-manager PVE/HTTPServer.pm
+	// rest_handler ignores check_api2_permissions' result): the handler
+	// refuses it.
+	modify bool
+}
+
+// checkRoute is the route's permission check on the expanded path.
+func (c *call) checkRoute(p permission, params map[string]string) error {
+	path := expandPath(p.path, params)
+	if !p.modify {
+		return c.check(path, p.any, p.privs...)
+	}
+	path = normalizeACLPath(path)
+	if path == "" {
+		return nil
+	}
+	return c.checkPermModify(path)
 }
 
 // call is one request as a handler sees it: validated parameters (path
@@ -138,6 +163,10 @@ func (s *Sim) registerRoutes() {
 	s.registerNodeNetworkRoutes()
 	s.registerAplinfoRoutes()
 	s.registerAccessReadRoutes()
+	s.registerAccessUserRoutes()
+	s.registerAccessTokenRoutes()
+	s.registerAccessWriteRoutes()
+	s.registerRealmRoutes()
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
 }

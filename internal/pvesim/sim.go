@@ -52,7 +52,9 @@ type Sim struct {
 	globalLat time.Duration
 	// restrictions are the SetPrivileges test hooks, by identity.
 	restrictions map[string]map[string]bool
-	rng          *mathrand.Rand
+	// directories are the SetDirectory test hooks, by realm.
+	directories map[string]*directory
+	rng         *mathrand.Rand
 
 	logMu sync.Mutex
 }

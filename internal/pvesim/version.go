@@ -57,6 +57,22 @@ type pveProfile struct {
 	// PVE 9.2 updates); before, the worker starts the VM through vm_start's
 	// class method, which checks nothing.
 	rollbackStartNeedsPowerMgmt bool
+	// aclPathsSDNFabrics: ACL paths may name /sdn/fabrics and a fabric
+	// (pve-access-control src/PVE/AccessControl.pm check_path; 63f71d6
+	// "permissions: add ACL paths for SDN fabrics", 9.0.1; pve-manager
+	// 9.1.4 depends on 9.0.4).
+	aclPathsSDNFabrics bool
+	// aclPathsSDNRouting: ACL paths may name /sdn/prefix-lists and
+	// /sdn/route-maps and one of each (check_path; 7dd6072 "permissions:
+	// add ACL path for prefix-lists and route-maps", 9.1.0; pve-manager
+	// 9.2.11 depends on 9.1.1).
+	aclPathsSDNRouting bool
+	// strictGroupNames: a group name is only letters, digits, ".", "-"
+	// and "_". pve-access-control 6d5db6e ("fix #7102: fix group name
+	// validation", 9.1.0); before, the character class nested a compiled
+	// regex and also let "(", "?", "^", ":" and ")" through (8.2.2, PVE
+	// 8.4).
+	strictGroupNames bool
 }
 
 // The profile's schema checks every request, and its guest config schema
@@ -76,12 +92,14 @@ var pveProfiles = map[string]pveProfile{
 		release: "9.1", version: "9.1.4", repoid: "5ac30304265fbd8e",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023", efiCertNotice: efiNoticeWindowsOnly,
+		aclPathsSDNFabrics: true,
+		strictGroupNames:   true,
 	},
 	"9.2": {
 		release: "9.2", version: "9.2.11", repoid: "f6997e698c7933ea",
 		unprivilegedDefault: true, privilegedNeedsSysModify: true, guestAgentPrivileges: true,
 		poolNameStartsWithLetter: true, efiMSCert: "2023k", efiCertNotice: efiNoticeWarned,
-		rollbackStartNeedsPowerMgmt: true,
+		rollbackStartNeedsPowerMgmt: true, aclPathsSDNFabrics: true, aclPathsSDNRouting: true, strictGroupNames: true,
 	},
 }
 
