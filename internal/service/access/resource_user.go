@@ -61,7 +61,8 @@ func (r *userResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"userid": schema.StringAttribute{
-				MarkdownDescription: "User id, `USER@REALM` (e.g. `alice@pve`): the realm must exist. Changing it replaces the user.",
+				MarkdownDescription: "User id, `USER@REALM` (e.g. `alice@pve`). PVE does not check that the realm exists: a user of a " +
+					"missing realm is created but cannot log in. Changing it replaces the user.",
 				Required:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators: []validator.String{problemValidator{
