@@ -63,8 +63,8 @@ func (r *userResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 			"userid": schema.StringAttribute{
 				MarkdownDescription: "User id, `USER@REALM` (e.g. `alice@pve`). PVE does not check that the realm exists: a user of a " +
 					"missing realm is created but cannot log in. Changing it replaces the user.",
-				Required:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				Required:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 				Validators: []validator.String{problemValidator{
 					description: "must be USER@REALM as PVE accepts it", problem: wire.UserIDProblem,
 				}},
