@@ -58,8 +58,8 @@ func (r *userResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 
 	// A replacement creates the user, which may set its initial password
 	// with a token; only a change of an existing user's password needs a
-	// ticket.
-	replaced := !plan.UserID.IsUnknown() && plan.UserID.ValueString() != state.UserID.ValueString()
+	// ticket. A userid not known yet may be a replacement: left to apply.
+	replaced := plan.UserID.IsUnknown() || plan.UserID.ValueString() != state.UserID.ValueString()
 	if !replaced && passwordChange(state, plan) && r.client.UsesAPIToken() {
 		resp.Diagnostics.AddAttributeError(path.Root("password_wo_version"), "Password Change Needs A Password Login", fmt.Sprintf(
 			"password_wo_version changed, so the provider would set the password of %s again, but it authenticates with "+
