@@ -1,6 +1,7 @@
 package access_test
 
 import (
+	"context"
 	"fmt"
 	"net/url"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
 func passwordUserConfig(tg *acctest.Target, userid, password string, version int) string {
@@ -196,6 +198,47 @@ func TestAccUser_selfLockout(t *testing.T) {
 			},
 			{
 				Config: tg.Config("removed {\n  from = pve_user.own\n  lifecycle {\n    destroy = false\n  }\n}\n"),
+			},
+		},
+	})
+}
+
+// keys round-trips; the marker PVE writes itself once a user has
+// two-factor entries ("x", src/PVE/API2/TFA.pm) reads as no value and
+// plans nothing.
+func TestAccUser_legacyKeys(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	userid := acctest.Name("tfacc") + "@pve"
+	withKeys := tg.Config(fmt.Sprintf("resource \"pve_user\" \"test\" {\n%s}\n", hcl("userid", userid, "keys", "ccccccabcdef!ccccccghijkl")))
+	without := tg.Config(fmt.Sprintf("resource \"pve_user\" \"test\" {\n%s}\n", hcl("userid", userid)))
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkUserDestroyed(tg, userid),
+		Steps: []resource.TestStep{
+			{
+				Config: withKeys,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("keys"), knownvalue.StringExact("ccccccabcdef!ccccccghijkl")),
+				},
+			},
+			{ResourceName: userAddr, ImportState: true, ImportStateId: userid, ImportStateVerify: true},
+			{
+				Config: without,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(userAddr, tfjsonpath.New("keys"), knownvalue.Null()),
+				},
+			},
+			{
+				PreConfig: func() {
+					marker := "x"
+					if err := tg.Client.UpdateUser(context.Background(), pveapi.UserUpdate{UserID: userid, Keys: &marker}); err != nil {
+						t.Fatalf("set the two-factor marker outside Terraform: %v", err)
+					}
+				},
+				Config: without,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionNoop)},
+				},
 			},
 		},
 	})
