@@ -114,6 +114,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		firewall.NewAliasResource,
 		firewall.NewIPSetResource,
 		access.NewAPITokenResource,
+		access.NewUserResource,
+		access.NewGroupResource,
 	}
 }
 
@@ -129,6 +131,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		firewall.NewMacrosDataSource,
 		firewall.NewRefsDataSource,
 		access.NewProviderPrivilegesDataSource,
+		access.NewUsersDataSource,
+		access.NewGroupsDataSource,
 	}
 }
 

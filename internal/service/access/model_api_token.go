@@ -2,7 +2,6 @@ package access
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -53,14 +52,6 @@ func (m *apiTokenModel) setSecret(secret string) {
 	m.APIToken = types.StringValue(m.tokenID() + "=" + secret)
 }
 
-// expireFromAPI reads PVE's epoch seconds as UTC; 0 is never.
-func expireFromAPI(epoch int64) timetypes.RFC3339 {
-	if epoch <= 0 {
-		return timetypes.NewRFC3339Null()
-	}
-	return timetypes.NewRFC3339TimeValue(time.Unix(epoch, 0).UTC())
-}
-
 // sameInstant tells whether two expiries name the same second, whatever
 // their UTC offsets; two nulls are the same, never.
 func sameInstant(a, b timetypes.RFC3339) bool {
@@ -70,34 +61,6 @@ func sameInstant(a, b timetypes.RFC3339) bool {
 	ta, diagsA := a.ValueRFC3339Time()
 	tb, diagsB := b.ValueRFC3339Time()
 	return !diagsA.HasError() && !diagsB.HasError() && ta.Equal(tb)
-}
-
-// expireToAPI is the epoch seconds PVE takes; null is 0, never. The
-// validator has refused what PVE cannot store (expireProblem).
-func expireToAPI(expire timetypes.RFC3339) (int64, error) {
-	if expire.IsNull() {
-		return 0, nil
-	}
-	t, diags := expire.ValueRFC3339Time()
-	if diags.HasError() {
-		return 0, fmt.Errorf("expire %q is not an RFC 3339 timestamp", expire.ValueString())
-	}
-	return t.Unix(), nil
-}
-
-// expireProblem refuses an expiry PVE cannot store as given: PVE keeps
-// whole seconds after 1970 (0 would mean never).
-func expireProblem(value string) string {
-	t, err := time.Parse(time.RFC3339, value)
-	switch {
-	case err != nil:
-		return "" // the RFC 3339 type reports it
-	case t.Nanosecond() != 0:
-		return fmt.Sprintf("%q has fractions of a second; PVE keeps whole seconds", value)
-	case t.Unix() <= 0:
-		return fmt.Sprintf("%q is not after 1970-01-01T00:00:00Z; leave expire out for a token that never expires", value)
-	}
-	return ""
 }
 
 // commentProblem refuses the comments PVE does not keep when it creates a
@@ -112,10 +75,7 @@ func commentProblem(value string) string {
 
 // toCreate is the create request for the planned token.
 func (m apiTokenModel) toCreate() (pveapi.TokenCreate, error) {
-	expire, err := expireToAPI(m.Expire)
-	if err != nil {
-		return pveapi.TokenCreate{}, err
-	}
+	expire := expireToAPI(m.Expire)
 	privsep := m.PrivilegeSeparation.ValueBool()
 	return pveapi.TokenCreate{
 		UserID:  m.UserID.ValueString(),
@@ -126,12 +86,12 @@ func (m apiTokenModel) toCreate() (pveapi.TokenCreate, error) {
 	}, nil
 }
 
-// toUpdate is the update from state to plan, with the new secret asked
+// tokenUpdate is the update from state to plan, with the new secret asked
 // for when regenerate is set; needed is false when PVE has nothing to
 // change (allow_self_lockout alone is the provider's own setting). A
 // removed comment is sent empty, which PVE takes as removal from
 // pve-manager 9.0.13 on; the plan refuses it before that.
-func toUpdate(state, plan apiTokenModel, regenerate bool) (update pveapi.TokenUpdate, needed bool, err error) {
+func tokenUpdate(state, plan apiTokenModel, regenerate bool) (update pveapi.TokenUpdate, needed bool, err error) {
 	update = pveapi.TokenUpdate{
 		UserID:     plan.UserID.ValueString(),
 		TokenID:    plan.TokenName.ValueString(),
@@ -143,10 +103,7 @@ func toUpdate(state, plan apiTokenModel, regenerate bool) (update pveapi.TokenUp
 		update.Comment, needed = &comment, true
 	}
 	if !sameInstant(plan.Expire, state.Expire) {
-		expire, err := expireToAPI(plan.Expire)
-		if err != nil {
-			return update, false, err
-		}
+		expire := expireToAPI(plan.Expire)
 		update.Expire, needed = &expire, true
 	}
 	if !plan.PrivilegeSeparation.Equal(state.PrivilegeSeparation) {

@@ -82,14 +82,14 @@ func TestAPITokenToUpdate(t *testing.T) {
 	t.Parallel()
 	state := tokenModel("deploys", "2030-01-01T00:00:00Z", true)
 
-	if _, needed, err := toUpdate(state, tokenModel("deploys", "2030-01-01T01:00:00+01:00", true), false); needed || err != nil {
+	if _, needed, err := tokenUpdate(state, tokenModel("deploys", "2030-01-01T01:00:00+01:00", true), false); needed || err != nil {
 		t.Errorf("the same expiry in another offset needs an update: %v, %v", needed, err)
 	}
-	if u, needed, _ := toUpdate(state, state, true); !needed || !u.Regenerate || u.Comment != nil || u.Expire != nil || u.PrivSep != nil {
+	if u, needed, _ := tokenUpdate(state, state, true); !needed || !u.Regenerate || u.Comment != nil || u.Expire != nil || u.PrivSep != nil {
 		t.Errorf("rotation alone = %+v, %v", u, needed)
 	}
 
-	u, needed, err := toUpdate(state, tokenModel("", "", false), false)
+	u, needed, err := tokenUpdate(state, tokenModel("", "", false), false)
 	if err != nil || !needed || u.Regenerate {
 		t.Fatalf("toUpdate = %+v, %v, %v", u, needed, err)
 	}
@@ -100,7 +100,7 @@ func TestAPITokenToUpdate(t *testing.T) {
 
 	allow := state
 	allow.AllowSelfLockout = types.BoolValue(true)
-	if _, needed, _ := toUpdate(state, allow, false); needed {
+	if _, needed, _ := tokenUpdate(state, allow, false); needed {
 		t.Error("allow_self_lockout alone sends an update to PVE")
 	}
 }

@@ -218,7 +218,7 @@ func (r *apiTokenResource) Update(ctx context.Context, req resource.UpdateReques
 	// that PVE regenerates secrets in place (ModifyPlan); elsewhere it
 	// replaces the token.
 	regenerate := !plan.SecretVersion.Equal(state.SecretVersion)
-	update, needed, err := toUpdate(state, plan, regenerate)
+	update, needed, err := tokenUpdate(state, plan, regenerate)
 	if err != nil {
 		resp.Diagnostics.AddAttributeError(path.Root("expire"), "Invalid Expiry", err.Error())
 		return
