@@ -84,3 +84,37 @@ func TestPermissionsEndpoint(t *testing.T) {
 		t.Errorf("as root = %s", jsonText(perms))
 	}
 }
+
+// The guest endpoints check the ACLs the access API manages: a token whose
+// user holds PVEVMAdmin on a pool (and space on the storage) may create a
+// VM in that pool, not outside it; the VM it made is then its to change,
+// through the pool (pve-access-control src/PVE/RPCEnvironment.pm
+// $compile_acl_path: pool roles reach the pool's guests; qemu-server
+// src/PVE/API2/Qemu.pm create_vm: VM.Allocate on the VM or on the pool).
+func TestGuestEndpointsUseACLs(t *testing.T) {
+	t.Parallel()
+	const bobToken = "bob@pve!ci=s3cret"
+	e := newEnv(t, Options{Tokens: []string{testToken, bobToken}})
+	e.call(t, http.MethodPost, "/pools", form("poolid", "dev")).wantOK(t)
+	if err := e.sim.Update(func(c *Cluster) error {
+		a := c.Access
+		delete(a.ACL, "/")
+		a.node("/pool/dev").grant(aclUser, "bob@pve", "PVEVMAdmin", true)
+		a.node("/storage/local-lvm").grant(aclUser, "bob@pve", "PVEDatastoreUser", true)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	create := func(vmid, pool string) *answer {
+		f := form("vmid", vmid, "memory", "512", "scsi0", "local-lvm:4")
+		if pool != "" {
+			f.Set("pool", pool)
+		}
+		return e.call(t, http.MethodPost, "/nodes/pve1/qemu", f, withToken(bobToken))
+	}
+	create("100", "").wantStatus(t, http.StatusForbidden, "Permission check failed")
+	e.taskOK(t, create("101", "dev"))
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/101/config", form("memory", "1024"), withToken(bobToken)).wantOK(t)
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/101/config", form("scsi1", "local:4"), withToken(bobToken)).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/storage/local, Datastore.AllocateSpace)")
+}

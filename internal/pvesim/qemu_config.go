@@ -235,7 +235,7 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 		}
 	}
 	for _, k := range append(append([]string(nil), req.deletes...), sortedKeys(req.set)...) {
-		if err := checkModifyPerm(c, req.vmid, k); err != nil {
+		if err := checkModifyPerm(c, req.vmid, "", k); err != nil {
 			return nil, err
 		}
 	}
@@ -343,9 +343,12 @@ func configPrivilege(key string) (string, bool) {
 	return "", false
 }
 
-// checkModifyPerm is check_vm_modify_config_perm for one key.
-// qemu-server src/PVE/API2/Qemu.pm $check_vm_modify_config_perm
-func checkModifyPerm(c *call, vmid int, key string) error {
+// checkModifyPerm is check_vm_modify_config_perm for one key. pool is the
+// pool a create or restore names (update_vm passes none): each
+// check_vm_perm tries the privileges on /pool/POOL before /vms/ID.
+// qemu-server src/PVE/API2/Qemu.pm $check_vm_modify_config_perm,
+// pve-access-control src/PVE/RPCEnvironment.pm check_vm_perm
+func checkModifyPerm(c *call, vmid int, pool, key string) error {
 	if c.user.String() == "root@pam" || isDriveKey(key) || key == "tags" || key == "cdrom" {
 		return nil
 	}
@@ -357,17 +360,18 @@ func checkModifyPerm(c *call, vmid int, key string) error {
 	priv, ok := configPrivilege(key)
 	if !ok {
 		if key == "vmstate" {
-			return c.checkVMPerm(vmid, "", "VM.Config.Disk", "VM.PowerMgmt")
+			return c.checkVMPerm(vmid, pool, "VM.Config.Disk", "VM.PowerMgmt")
 		}
 		return errorf("only root can set '%s' config", key)
 	}
 	if strings.HasPrefix(key, "ipconfig") || priv == "VM.Config.Cloudinit" {
-		if c.can("/vms/"+itoa(vmid), true, "VM.Config.Cloudinit", "VM.Config.Network") {
+		if (pool != "" && c.can("/pool/"+pool, true, "VM.Config.Cloudinit", "VM.Config.Network")) ||
+			c.can("/vms/"+itoa(vmid), true, "VM.Config.Cloudinit", "VM.Config.Network") {
 			return nil
 		}
 		return permError("/vms/" + itoa(vmid) + ", VM.Config.Cloudinit|VM.Config.Network")
 	}
-	if err := c.checkVMPerm(vmid, "", priv); err != nil {
+	if err := c.checkVMPerm(vmid, pool, priv); err != nil {
 		return err
 	}
 	if key == "startup" {

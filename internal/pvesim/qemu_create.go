@@ -77,7 +77,7 @@ func (s *Sim) createQemu(c *call) (any, error) {
 		return nil, err
 	}
 	for _, k := range sortedKeys(params) {
-		if err := checkModifyPerm(c, vmid, k); err != nil {
+		if err := checkModifyPerm(c, vmid, pool, k); err != nil {
 			return nil, err
 		}
 	}

@@ -73,7 +73,7 @@ func (s *Sim) restoreQemu(c *call) (any, error) {
 		return nil, err
 	}
 	for _, k := range sortedKeys(params) {
-		if err := checkModifyPerm(c, req.vmid, k); err != nil {
+		if err := checkModifyPerm(c, req.vmid, req.pool, k); err != nil {
 			return nil, err
 		}
 		if strings.HasPrefix(k, "net") {
