@@ -113,6 +113,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		firewall.NewOptionsResource,
 		firewall.NewAliasResource,
 		firewall.NewIPSetResource,
+		access.NewRealmResource,
 	}
 }
 
