@@ -47,10 +47,6 @@ var (
 	syncDefaultsAttrTypes = map[string]attr.Type{
 		"scope": types.StringType, "remove_vanished": types.SetType{ElemType: types.StringType}, "enable_new": types.BoolType,
 	}
-	syncAttrTypes = map[string]attr.Type{
-		"scope": types.StringType, "remove_vanished": types.SetType{ElemType: types.StringType}, "enable_new": types.BoolType,
-		"dry_run": types.BoolType,
-	}
 	// removeVanishedOrder is the order remove-vanished flags are written
 	// in (the API schema's typetext).
 	removeVanishedOrder = []string{"acl", "properties", "entry"}

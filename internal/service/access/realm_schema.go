@@ -38,7 +38,9 @@ const realmDescription = "An authentication realm of PVE (PVE calls them domains
 	"**Sync.** With `sync` set, an LDAP or AD realm's users and groups are synced into PVE after the realm is created, and again " +
 	"whenever `sync_trigger` changes. Users and groups created by a sync are not managed by Terraform (a group is named " +
 	"`NAME-REALM`). `remove_vanished` with `entry` deletes the realm's users and groups that are no longer in the directory, even " +
-	"those a `pve_user` or `pve_group` manages, and with `acl` their permissions: the plan warns before such a sync.\n\n" +
+	"those a `pve_user` or `pve_group` manages, and with `acl` their permissions: the plan warns before such a sync. " +
+	"A failed sync fails the apply and shows the end of its log; after an update the next apply syncs again, after a create " +
+	"the realm is tainted and the next apply creates it again. Deleting a realm leaves its users in PVE, as PVE does.\n\n" +
 	"Changes are checked against what PVE holds right before they are written: a realm changed outside Terraform since the plan " +
 	"fails the apply instead of being overwritten.\n\n" +
 	"**Privileges:** `Realm.Allocate` on `/access/realm`; reading needs `Realm.Allocate` or `Sys.Audit` there. A sync needs " +
