@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -153,5 +154,49 @@ func TestRealmToCreate(t *testing.T) {
 		Options: map[string]string{"server1": "ldap1", "base_dn": "dc=x", "user_attr": "uid", "group_classes": "group"}}
 	if !reflect.DeepEqual(create, want) {
 		t.Errorf("create\n got %+v\nwant %+v", create, want)
+	}
+}
+
+func TestRealmSelfLockout(t *testing.T) {
+	t.Parallel()
+	newResource := func(cfg pveapi.Config) *realmResource {
+		cfg.Endpoint = "https://127.0.0.1:8006"
+		client, err := pveapi.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &realmResource{client: client}
+	}
+	token := newResource(pveapi.Config{APIToken: "alice@corp!tf=00000000-0000-0000-0000-000000000000"})
+	password := newResource(pveapi.Config{Username: "alice@corp", Password: "x"})
+	corp := realmTestValues(t, &pveapi.Realm{Realm: "corp", Type: "ldap", Options: map[string]string{}}, nil)
+	other := realmTestValues(t, &pveapi.Realm{Realm: "other", Type: "ldap", Options: map[string]string{}}, nil)
+	withTFA := realmTestValues(t, &pveapi.Realm{Realm: "corp", Type: "ldap", TFA: "type=oath", Options: map[string]string{}}, nil)
+	allowed := realmTestValues(t, &pveapi.Realm{Realm: "corp", Type: "ldap", Options: map[string]string{}}, nil)
+	allowed["allow_self_lockout"] = types.BoolValue(true)
+	cases := []struct {
+		name      string
+		r         *realmResource
+		prior     realmValues
+		plan      realmValues
+		replacing bool
+		refused   bool
+	}{
+		{"destroy own realm", token, corp, nil, false, true},
+		{"destroy own realm allowed", token, allowed, nil, false, false},
+		{"destroy another realm", token, other, nil, false, false},
+		{"replace own realm", token, corp, corp, true, true},
+		{"update own realm", token, corp, corp, false, false},
+		{"tfa on own realm with a password", password, corp, withTFA, false, true},
+		{"tfa on own realm created with a password", password, nil, withTFA, false, true},
+		{"tfa on own realm with a token", token, corp, withTFA, false, false},
+		{"tfa kept on own realm", password, withTFA, withTFA, false, false},
+	}
+	for _, c := range cases {
+		var resp resource.ModifyPlanResponse
+		c.r.refuseSelfLockout(c.prior, c.plan, c.replacing, &resp)
+		if got := resp.Diagnostics.HasError(); got != c.refused {
+			t.Errorf("%s: refused %v, want %v (%v)", c.name, got, c.refused, resp.Diagnostics)
+		}
 	}
 }

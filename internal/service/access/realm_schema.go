@@ -43,6 +43,8 @@ const realmDescription = "An authentication realm of PVE (PVE calls them domains
 	"the realm is tainted and the next apply creates it again. Deleting a realm leaves its users in PVE, as PVE does.\n\n" +
 	"Changes are checked against what PVE holds right before they are written: a realm changed outside Terraform since the plan " +
 	"fails the apply instead of being overwritten.\n\n" +
+	"A plan that deletes or replaces the realm of the provider's own identity, or that puts a second factor on it while the " +
+	"provider logs in with a password, is refused unless `allow_self_lockout = true`.\n\n" +
 	"**Privileges:** `Realm.Allocate` on `/access/realm`; reading needs `Realm.Allocate` or `Sys.Audit` there. A sync needs " +
 	"`Realm.AllocateUser` on `/access/realm/REALM` and `User.Modify` on `/access/groups`.\n\n" +
 	"**Changes that replace the resource:** `realm`, `type`, `username_claim` (PVE cannot change them). Not managed: the deprecated " +
@@ -139,6 +141,12 @@ func realmSchema(ctx context.Context) schema.Schema {
 		"sync_trigger": schema.StringAttribute{
 			MarkdownDescription: "Any value: changing it syncs the realm again (needs `sync`). For example a date, or a value from `time_rotating`.",
 			Optional:            true,
+		},
+		"allow_self_lockout": schema.BoolAttribute{
+			MarkdownDescription: "Allow a plan that cuts the provider off from PVE: deleting or replacing the realm of the provider's own " +
+				"user, or, when the provider logs in with a password, setting or changing `tfa` on that realm (the login would then need " +
+				"a second factor). Set it and apply before such a change; to destroy the resource, set it and apply first.",
+			Optional: true,
 		},
 		"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Create: true, Update: true}),
 	}

@@ -300,3 +300,28 @@ func TestAccRealm_defaultSwitching(t *testing.T) {
 		},
 	})
 }
+
+// A provider that logs in with a password is not allowed to put a second
+// factor on its own realm unless allow_self_lockout says so.
+func TestAccRealm_selfLockoutRefused(t *testing.T) {
+	skipBuiltinRealmsOnLive(t)
+	t.Parallel()
+	tg := acctest.NewWithPassword(t)
+	config := func(allow string) string {
+		return tg.Config("resource \"pve_realm\" \"pam\" {\n  realm = \"pam\"\n  type  = \"pam\"\n  tfa   = { type = \"oath\" }\n" + allow + "}\n")
+	}
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      config(""),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Realm Change Would Lock The Provider Out.*root@pam\s+with\s+a\s+password`),
+			},
+			{
+				Config:             config("  allow_self_lockout = true\n"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}

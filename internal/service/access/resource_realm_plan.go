@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // realmSpecialAttrs are the attributes outside realmProps that only some
@@ -137,7 +138,13 @@ func validateRealmSync(config realmValues, resp *resource.ValidateConfigResponse
 // settings adopting a built-in realm removes, and warns before a sync
 // that removes users, groups or permissions.
 func (r *realmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() || r.client == nil {
+	if r.client == nil {
+		return
+	}
+	if req.Plan.Raw.IsNull() {
+		if state, ok := getRealmValues(ctx, req.State.Get, &resp.Diagnostics); ok {
+			r.refuseSelfLockout(state, nil, false, resp)
+		}
 		return
 	}
 	plan, ok := getRealmValues(ctx, req.Plan.Get, &resp.Diagnostics)
@@ -164,6 +171,7 @@ func (r *realmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 					"Keep default = true on one realm.", strings.Join(others, ", "), name))
 		}
 	}
+	r.refuseSelfLockout(prior, plan, len(resp.RequiresReplace) > 0, resp)
 	if creating && plan.kind()&kindBuiltin != 0 {
 		r.warnAdoption(ctx, name, plan, resp)
 	}
@@ -231,4 +239,42 @@ func (r *realmResource) warnSyncRemovals(name string, prior, plan realmValues, c
 	resp.Diagnostics.AddAttributeWarning(path.Root("sync"), "Realm Sync Removes Users Or Permissions",
 		fmt.Sprintf("This apply syncs realm %s, and %s holds %q: the sync %s. Use sync.dry_run = true to see what it would change first.",
 			name, source, formatRemoveVanished(flags), strings.Join(removes, "; it ")))
+}
+
+// refuseSelfLockout refuses, unless allow_self_lockout is set, a plan
+// that deletes or replaces the realm of the provider's own user (plan nil:
+// the resource is destroyed; prior nil: it is created), or that sets or
+// changes its tfa while the provider logs in with a password. The built-in
+// realms are never deleted: destroying their resource only restores PVE's
+// settings.
+func (r *realmResource) refuseSelfLockout(prior, plan realmValues, replacing bool, resp *resource.ModifyPlanResponse) {
+	allowed, _ := prior.boolean("allow_self_lockout")
+	if plan != nil {
+		allowed, _ = plan.boolean("allow_self_lockout")
+	}
+	principal := r.client.Principal()
+	user, _, isToken := strings.Cut(principal, "!")
+	_, ownRealm, ok := wire.SplitUserID(user)
+	if allowed || !ok {
+		return
+	}
+	priorName, _ := prior.str("realm")
+	planName, _ := plan.str("realm")
+	removing := prior != nil && prior.kind()&kindBuiltin == 0 && priorName == ownRealm && (plan == nil || replacing)
+	if removing {
+		doing := "deletes"
+		if plan != nil {
+			doing = "replaces (deletes, then creates)"
+		}
+		resp.Diagnostics.AddError("Realm Change Would Lock The Provider Out",
+			fmt.Sprintf("This plan %s realm %s, the realm of the provider's own identity %s: the provider could no longer log in. "+
+				"Let the provider use an identity of another realm, or set allow_self_lockout = true on this resource and apply before "+
+				"this change.", doing, ownRealm, principal))
+		return
+	}
+	if plan != nil && !isToken && planName == ownRealm && plan.set("tfa") && (prior["tfa"] == nil || !prior["tfa"].Equal(plan["tfa"])) {
+		resp.Diagnostics.AddAttributeError(path.Root("tfa"), "Realm Change Would Lock The Provider Out",
+			fmt.Sprintf("The provider logs in as %s with a password, and this plan sets a second factor on realm %s: its next login "+
+				"would need one. Use an API token for the provider, or set allow_self_lockout = true on this resource.", principal, ownRealm))
+	}
 }
