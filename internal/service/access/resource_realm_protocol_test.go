@@ -1,0 +1,81 @@
+package access_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// realmAttributeType is the type of one top-level attribute of pve_realm.
+func realmAttributeType(t *testing.T, p *acctest.Protocol, state *tfprotov6.DynamicValue, name string) tftypes.Type {
+	t.Helper()
+	var attrs map[string]tftypes.Value
+	if err := p.StateValue(t, "pve_realm", state).As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	return attrs[name].Type()
+}
+
+// Adopting a built-in realm names the settings it replaces or removes.
+func TestRealmPlanWarnsAboutAdoptedSettings(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	tfa, comment := "type=oath,step=60", "by hand"
+	if err := p.Client.UpdateRealm(context.Background(), pveapi.RealmUpdate{Realm: "pam", TFA: &tfa, Comment: &comment}); err != nil {
+		t.Fatal(err)
+	}
+	imported := p.Import(t, "pve_realm", "pam")
+	config := p.ConfigFromState(t, "pve_realm", imported)
+	config = p.WithAttribute(t, "pve_realm", config, "tfa", tftypes.NewValue(realmAttributeType(t, p, imported, "tfa"), nil))
+	config = p.WithAttribute(t, "pve_realm", config, "comment", tftypes.NewValue(tftypes.String, "managed"))
+
+	resp := p.PlanResponse(t, "pve_realm", p.NullState(t, "pve_realm"), config)
+	warning := acctest.Warning(resp.Diagnostics, "Adopting A Built-In Realm Changes Its Settings")
+	acctest.WantAll(t, "the adoption warning", warning, `comment (now "by hand")`, `tfa (now "type=oath,step=60")`, "Declare them to keep them")
+}
+
+// A sync whose remove_vanished holds entry or acl is warned about, naming
+// the attribute, the realm and what goes; a dry run is not.
+func TestRealmPlanWarnsBeforeRemovingSync(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	err := p.Client.CreateRealm(context.Background(), pveapi.RealmCreate{Realm: "corp", Type: "ldap",
+		Options: map[string]string{"server1": "ldap1", "base_dn": "dc=example", "user_attr": "uid"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, "pve_realm", "corp")
+	syncType := realmAttributeType(t, p, state, "sync").(tftypes.Object)
+	syncValue := func(dryRun bool, flags ...string) tftypes.Value {
+		elems := make([]tftypes.Value, len(flags))
+		for i, f := range flags {
+			elems[i] = tftypes.NewValue(tftypes.String, f)
+		}
+		return tftypes.NewValue(syncType, map[string]tftypes.Value{
+			"scope":           tftypes.NewValue(tftypes.String, "both"),
+			"remove_vanished": tftypes.NewValue(tftypes.Set{ElementType: tftypes.String}, elems),
+			"enable_new":      tftypes.NewValue(tftypes.Bool, nil),
+			"dry_run":         tftypes.NewValue(tftypes.Bool, dryRun),
+		})
+	}
+	config := p.ConfigFromState(t, "pve_realm", state)
+
+	resp := p.PlanResponse(t, "pve_realm", state, p.WithAttribute(t, "pve_realm", config, "sync", syncValue(false, "entry", "acl")))
+	warning := acctest.Warning(resp.Diagnostics, "Realm Sync Removes Users Or Permissions")
+	acctest.WantAll(t, "the sync warning", warning, "syncs realm corp", `sync.remove_vanished holds "acl;entry"`,
+		"names ending in @corp and -corp", "pve_user or pve_group", "ACL entries", "dry_run")
+
+	resp = p.PlanResponse(t, "pve_realm", state, p.WithAttribute(t, "pve_realm", config, "sync", syncValue(false, "properties")))
+	if w := acctest.Warning(resp.Diagnostics, "Realm Sync Removes Users Or Permissions"); w != "" {
+		t.Errorf("remove_vanished properties warned: %s", w)
+	}
+	resp = p.PlanResponse(t, "pve_realm", state, p.WithAttribute(t, "pve_realm", config, "sync", syncValue(true, "entry")))
+	if w := acctest.Warning(resp.Diagnostics, "Realm Sync Removes Users Or Permissions"); w != "" {
+		t.Errorf("a dry run warned: %s", w)
+	}
+}
