@@ -17,6 +17,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/service/access"
 )
 
 // skipSyncOnLive keeps the sync tests to the simulator, whose directory
@@ -258,4 +259,21 @@ resource "pve_realm" "oidc" {
 	if !bytes.Contains(data, []byte("PVE API request")) {
 		t.Error("the trace log shows no PVE API requests")
 	}
+}
+
+// A token holding only the access feature's privileges manages a realm
+// and syncs it.
+func TestAccRealmWithAccessPrivilegesOnly(t *testing.T) {
+	skipSyncOnLive(t)
+	t.Parallel()
+	tg := acctest.NewRestricted(t, "9.1", privilegesOf(t, access.PVE9, "access"))
+	name := acctest.Name("tfacc")
+	tg.Sim.SetDirectory(name, map[string]map[string]string{"alice": {}}, map[string][]string{"admins": {"alice"}})
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRealmDestroyed(tg, name),
+		Steps: []resource.TestStep{{
+			Config:            syncRealmConfig(tg, name, `{}`, "1"),
+			ConfigStateChecks: []statecheck.StateCheck{checkRealmUsers(tg, name, []string{"alice"}, map[string][]string{"admins": {"alice"}})},
+		}},
+	})
 }
