@@ -45,6 +45,8 @@ type Target struct {
 	Sim    *pvesim.Sim
 	Client *pveapi.Client
 
+	// connection is Client's configuration without its credentials.
+	connection    pveapi.Config
 	providerBlock string
 	factories     map[string]func() (tfprotov6.ProviderServer, error)
 }
@@ -135,7 +137,10 @@ func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []str
 	t.Cleanup(func() { _ = srv.Close() })
 
 	// Checks made by the test itself always use the token.
-	client, err := pveapi.New(pveapi.Config{Endpoint: srv.URL, APIToken: token, CAFile: caFile, TaskPollInterval: pollInterval})
+	connection := pveapi.Config{Endpoint: srv.URL, CAFile: caFile, TaskPollInterval: pollInterval}
+	withToken := connection
+	withToken.APIToken = token
+	client, err := pveapi.New(withToken)
 	if err != nil {
 		t.Fatalf("client for simulator: %v", err)
 	}
@@ -151,6 +156,7 @@ func newSim(t *testing.T, passwordAuth bool, pveVersion string, privileges []str
 	return &Target{
 		Sim:           sim,
 		Client:        client,
+		connection:    connection,
 		providerBlock: block,
 		factories:     factories(provider.NewWithEnv("test", noEnv)),
 	}
@@ -179,8 +185,11 @@ func newLive(t *testing.T) *Target {
 		// Tests create guests only inside this range on a shared node.
 		block = fmt.Sprintf("provider \"pve\" {\n  vmid_range = { min = %d, max = %d }\n}\n", low, high)
 	}
+	connection := cfg
+	connection.APIToken, connection.Username, connection.Password = "", "", ""
 	return &Target{
 		Client:        client,
+		connection:    connection,
 		providerBlock: block,
 		factories:     factories(provider.New("test")),
 	}
@@ -224,6 +233,20 @@ func (tg *Target) Run(t *testing.T, tc resource.TestCase) {
 		return
 	}
 	resource.Test(t, tc)
+}
+
+// ClientWithToken is a client for the same target that authenticates with
+// another API token, USER@REALM!NAME=SECRET: to check what a token a test
+// created can do.
+func (tg *Target) ClientWithToken(t *testing.T, apiToken string) *pveapi.Client {
+	t.Helper()
+	cfg := tg.connection
+	cfg.APIToken = apiToken
+	client, err := pveapi.New(cfg)
+	if err != nil {
+		t.Fatalf("client with another token: %v", err)
+	}
+	return client
 }
 
 // Name returns a name unique to this test run, so tests against a shared

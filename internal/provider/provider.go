@@ -113,6 +113,9 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		firewall.NewOptionsResource,
 		firewall.NewAliasResource,
 		firewall.NewIPSetResource,
+		access.NewAPITokenResource,
+		access.NewUserResource,
+		access.NewGroupResource,
 		access.NewRealmResource,
 	}
 }
@@ -129,6 +132,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		firewall.NewMacrosDataSource,
 		firewall.NewRefsDataSource,
 		access.NewProviderPrivilegesDataSource,
+		access.NewUsersDataSource,
+		access.NewGroupsDataSource,
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -343,5 +344,39 @@ func TestChangePasswordNeedsATicket(t *testing.T) {
 	err := f.client().ChangePassword(context.Background(), "alice@pve", "n3w-passw0rd", "")
 	if !errors.Is(err, ErrPasswordNeedsTicket) || len(f.requests()) != 0 {
 		t.Errorf("err %v after %d requests", err, len(f.requests()))
+	}
+}
+
+// PVE asks every user but root@pam to confirm a password change with its
+// own password: SetUserPassword sends the one the client logged in with,
+// and a token client is refused without a request.
+func TestSetUserPasswordConfirmsWithTheLogin(t *testing.T) {
+	t.Parallel()
+	confirmations := make(chan []string, 2)
+	p := newTicketPVE(t)
+	p.handle("PUT /access/password", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		confirmations <- r.Form["confirmation-password"]
+		writeData(w, nil)
+	})
+	c := p.passwordClient()
+	for _, tc := range []struct {
+		user string
+		want []string
+	}{{testUser, []string{testPassword}}, {"root@pam", nil}} {
+		// The fake logs in only testUser (first round); the name the
+		// client knows itself by is what decides, so the second round
+		// renames it while its ticket stays valid.
+		c.auth.(*ticketAuth).username = tc.user
+		if err := c.SetUserPassword(context.Background(), "alice@pve", "n3w-passw0rd"); err != nil {
+			t.Fatalf("as %s: %v", tc.user, err)
+		}
+		if got := <-confirmations; strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("as %s: confirmation-password %q, want %q", tc.user, got, tc.want)
+		}
+	}
+	f := newCatchAllPVE(t, func(w http.ResponseWriter, _ *http.Request) { writeData(w, nil) })
+	if err := f.client().SetUserPassword(context.Background(), "alice@pve", "n3w-passw0rd"); !errors.Is(err, ErrPasswordNeedsTicket) || len(f.requests()) != 0 {
+		t.Errorf("token client: %v after %d requests", err, len(f.requests()))
 	}
 }

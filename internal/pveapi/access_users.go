@@ -258,6 +258,28 @@ func (c *Client) ChangePassword(ctx context.Context, userid, password, confirmat
 	return c.Put(ctx, "/access/password", form, nil)
 }
 
+// SetUserPassword sets a user's password as the client's own login:
+// PVE asks everyone but root@pam to confirm a change with their own
+// current password (src/PVE/RPCEnvironment.pm
+// reauth_user_for_user_modification), which is the password the client
+// logged in with. Only a ticket client may call it
+// (ErrPasswordNeedsTicket).
+func (c *Client) SetUserPassword(ctx context.Context, userid, password string) error {
+	ticket, ok := c.auth.(*ticketAuth)
+	if !ok {
+		return ErrPasswordNeedsTicket
+	}
+	confirmation := ""
+	if ticket.username != rootUser {
+		confirmation = ticket.password
+	}
+	return c.ChangePassword(ctx, userid, password, confirmation)
+}
+
+// rootUser is the one user PVE lets change any password without
+// confirming its own.
+const rootUser = "root@pam"
+
 // TokenCreate is POST /access/users/{userid}/token/{tokenid}. PVE keeps no
 // empty or "0" comment at creation (src/PVE/API2/User.pm generate_token).
 type TokenCreate struct {

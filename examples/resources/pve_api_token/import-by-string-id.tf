@@ -1,0 +1,4 @@
+import {
+  to = pve_api_token.ci
+  id = "automation@pve!ci"
+}

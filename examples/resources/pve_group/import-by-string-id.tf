@@ -1,0 +1,4 @@
+import {
+  to = pve_group.operators
+  id = "operators"
+}

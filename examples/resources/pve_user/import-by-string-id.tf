@@ -1,0 +1,4 @@
+import {
+  to = pve_user.alice
+  id = "alice@pve"
+}
