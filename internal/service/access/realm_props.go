@@ -107,6 +107,10 @@ var (
 	syncTargetFields = []string{"comment", "email", "enable", "expire", "firstname", "keys", "lastname"}
 )
 
+// realmAddress is a loose form of PVE's address format (an IP address or
+// a DNS name): PVE checks the rest.
+var realmAddress = realmPattern(`^[^\s/,]+$`, "must be an IP address or a DNS name")
+
 func realmMaxLen(n int) validator.String { return stringvalidator.LengthBetween(1, n) }
 
 func realmPattern(re, message string) validator.String {
@@ -118,9 +122,9 @@ func realmPattern(re, message string) validator.String {
 // /access/domains, the same in PVE 8.4 and 9.1).
 var realmProps = []realmProp{
 	// LDAP and Active Directory: connection.
-	{attr: "server1", key: "server1", kinds: kindDirectory, required: kindDirectory, validators: []validator.String{realmMaxLen(256)},
+	{attr: "server1", key: "server1", kinds: kindDirectory, required: kindDirectory, validators: []validator.String{realmMaxLen(256), realmAddress},
 		descr: "The directory server's address (IP address or DNS name)."},
-	{attr: "server2", key: "server2", kinds: kindDirectory, validators: []validator.String{realmMaxLen(256)},
+	{attr: "server2", key: "server2", kinds: kindDirectory, validators: []validator.String{realmMaxLen(256), realmAddress},
 		descr: "A fallback server, tried when `server1` cannot be reached."},
 	{attr: "port", key: "port", kind: propInt, kinds: kindDirectory,
 		descr: "The server port. Unset: PVE's default for the `mode` (389, or 636 for `ldaps`)."},
@@ -132,11 +136,11 @@ var realmProps = []realmProp{
 		descr:      "The TLS version for `ldaps` and `ldap+starttls`: `tlsv1`, `tlsv1_1`, `tlsv1_2` or `tlsv1_3`. Unset: PVE uses `tlsv1_2`."},
 	{attr: "verify", key: "verify", kind: propBool, kinds: kindDirectory,
 		descr: "Whether PVE verifies the server's TLS certificate. Unset: PVE's default, false."},
-	{attr: "capath", key: "capath", kinds: kindDirectory, validators: []validator.String{realmMaxLen(4096)},
+	{attr: "capath", key: "capath", kinds: kindDirectory, validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		descr: "Path on the nodes to the CA certificate store or file. Unset: PVE's default, `/etc/ssl/certs`."},
-	{attr: "cert", key: "cert", kinds: kindDirectory, validators: []validator.String{realmMaxLen(4096)},
+	{attr: "cert", key: "cert", kinds: kindDirectory, validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		descr: "Path on the nodes to a client certificate."},
-	{attr: "certkey", key: "certkey", kinds: kindDirectory, validators: []validator.String{realmMaxLen(4096)},
+	{attr: "certkey", key: "certkey", kinds: kindDirectory, validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		descr: "Path on the nodes to the client certificate's key."},
 	// LDAP and Active Directory: users.
 	{attr: "domain", key: "domain", kinds: kindAD, required: kindAD,
@@ -173,9 +177,9 @@ var realmProps = []realmProp{
 		descr: "The OpenID provider's issuer URL (required for `openid` realms)."},
 	{attr: "client_id", key: "client-id", kinds: kindOpenID, required: kindOpenID, validators: []validator.String{realmMaxLen(256)},
 		descr: "The client id PVE uses with the OpenID provider (required for `openid` realms). The client secret is `client_key_wo`."},
-	{attr: "username_claim", key: "username-claim", kinds: kindOpenID, replace: true, validators: []validator.String{realmMaxLen(4096)},
+	{attr: "username_claim", key: "username-claim", kinds: kindOpenID, replace: true, validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		descr: "The claim that makes the user name (for example `email`). Unset: PVE's default, `sub`. PVE cannot change it: a change replaces the realm."},
-	{attr: "scopes", key: "scopes", kinds: kindOpenID, validators: []validator.String{realmMaxLen(4096)},
+	{attr: "scopes", key: "scopes", kinds: kindOpenID, validators: []validator.String{stringvalidator.LengthAtLeast(1)},
 		descr: "The scopes requested, separated by spaces. Unset: PVE's default, `email profile`."},
 	{attr: "prompt", key: "prompt", kinds: kindOpenID, validators: []validator.String{realmPattern(`^\S+$`, "must not contain white space")},
 		descr: "What the OpenID provider asks the user for: `none`, `login`, `consent`, `select_account` or another value the provider knows."},
