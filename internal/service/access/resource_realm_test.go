@@ -247,3 +247,54 @@ func TestAccRealm_badInput(t *testing.T) {
 	}
 	tg.Run(t, resource.TestCase{Steps: steps})
 }
+
+// A realm whose sync defaults use PVE's deprecated full and purge flags
+// imports as the remove_vanished PVE reads them into, plans empty, and a
+// change writes the current form only.
+func TestAccRealm_deprecatedSyncFlagsImport(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	name := acctest.Name("tfacc")
+	err := tg.Client.CreateRealm(context.Background(), pveapi.RealmCreate{Realm: name, Type: "ad", Options: map[string]string{
+		"server1": "dc1.example.com", "domain": "example.com", "sync-defaults-options": "full=1,purge=1,scope=both",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := func(syncDefaults string) string {
+		return realmConfig(tg, fmt.Sprintf(`  realm = %q
+  type = "ad"
+  server1 = "dc1.example.com"
+  domain = "example.com"
+  sync_defaults = %s`, name, syncDefaults))
+	}
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkRealmDestroyed(tg, name),
+		Steps: []resource.TestStep{
+			{
+				Config:          tg.Config(""),
+				ResourceName:    realmAddr,
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId:   name,
+				GenerateConfig:  true,
+			},
+			{
+				Config:             body(`{ scope = "both", remove_vanished = ["entry", "properties", "acl"] }`),
+				ResourceName:       realmAddr,
+				ImportState:        true,
+				ImportStateId:      name,
+				ImportStatePersist: true,
+			},
+			{
+				Config:           body(`{ scope = "both", remove_vanished = ["entry", "properties", "acl"] }`),
+				ConfigPlanChecks: realmActions(realmAddr, plancheck.ResourceActionNoop),
+			},
+			{
+				Config:            body(`{ scope = "users" }`),
+				ConfigPlanChecks:  realmActions(realmAddr, plancheck.ResourceActionUpdate),
+				ConfigStateChecks: []statecheck.StateCheck{checkRealm(tg, name, map[string]string{"sync-defaults-options": "scope=users"})},
+			},
+		},
+	})
+}
