@@ -79,3 +79,53 @@ func TestRealmPlanWarnsBeforeRemovingSync(t *testing.T) {
 		t.Errorf("a dry run warned: %s", w)
 	}
 }
+
+// An apply checks the realm against the state it planned from: a change
+// made to this realm since then fails the apply and names the attribute;
+// a change to another realm (which changes the digest of domains.cfg)
+// does not stop it.
+func TestRealmApplyRefusesAChangeSinceThePlan(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	err := p.Client.CreateRealm(ctx, pveapi.RealmCreate{Realm: "corp", Type: "ldap", Comment: "first",
+		Options: map[string]string{"server1": "ldap1", "base_dn": "dc=example", "user_attr": "uid"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, "pve_realm", "corp")
+	config := p.WithAttribute(t, "pve_realm", p.ConfigFromState(t, "pve_realm", state), "server2", tftypes.NewValue(tftypes.String, "ldap2"))
+	plan := p.PlanResponse(t, "pve_realm", state, config)
+	if len(plan.Diagnostics) > 0 {
+		t.Fatalf("plan: %v", plan.Diagnostics[0])
+	}
+	planned := plan.PlannedState
+	apply := func() *tfprotov6.ApplyResourceChangeResponse {
+		resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+			TypeName: "pve_realm", PriorState: state, PlannedState: planned, Config: config,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+
+	other := "changed by hand"
+	if err := p.Client.UpdateRealm(ctx, pveapi.RealmUpdate{Realm: "pam", Comment: &other}); err != nil {
+		t.Fatal(err)
+	}
+	if resp := apply(); len(resp.Diagnostics) > 0 {
+		t.Fatalf("a change to another realm stopped the apply: %v", resp.Diagnostics[0])
+	}
+	if r, err := p.Client.GetRealm(ctx, "corp"); err != nil || r.Options["server2"] != "ldap2" {
+		t.Fatalf("the apply did not set server2: %v %v", r, err)
+	}
+	if err := p.Client.UpdateRealm(ctx, pveapi.RealmUpdate{Realm: "corp", Delete: []string{"server2"}, Comment: &other}); err != nil {
+		t.Fatal(err)
+	}
+	resp := apply()
+	if len(resp.Diagnostics) == 0 || resp.Diagnostics[0].Summary != "Realm Changed Outside Terraform" {
+		t.Fatalf("diagnostics %v", resp.Diagnostics)
+	}
+	acctest.WantAll(t, "the error", resp.Diagnostics[0].Detail, "Realm corp", "(comment)", "nothing was written")
+}
