@@ -118,6 +118,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewGroupResource,
 		access.NewRoleResource,
 		access.NewACLResource,
+		access.NewRealmResource,
 	}
 }
 

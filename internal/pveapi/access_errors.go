@@ -115,6 +115,12 @@ var (
 		// src/PVE/API2/Domains.pm create.
 		refusalText(`domain '[^']*' already exists`),
 	}
+	realmsChanged = []accessRefusal{
+		// src/PVE/API2/Domains.pm update: pve-common src/PVE/SectionConfig.pm
+		// assert_if_modified under the domains.cfg lock ("update auth
+		// server failed: detected modified configuration - ...").
+		refusalText(`detected modified configuration - file changed by other user\? Try again\.`),
+	}
 	// src/PVE/AccessControl.pm verify_privname (the pve-priv format, a
 	// 400 on privs: "invalid format - invalid privilege 'X'") and
 	// add_role_privs (a 500).
@@ -161,6 +167,10 @@ func IsNoSuchRealm(err error) bool { return matchesRefusal(err, noSuchRealm) }
 
 // IsRealmExists reports PVE's refusal to create a realm that exists.
 func IsRealmExists(err error) bool { return matchesRefusal(err, realmExists) }
+
+// IsRealmsChanged reports PVE's refusal of a realm update whose digest is
+// not that of domains.cfg: some realm changed since the digest was read.
+func IsRealmsChanged(err error) bool { return matchesRefusal(err, realmsChanged) }
 
 // InvalidPrivilege reports PVE's refusal of a privilege name it does not
 // know, and returns the name (wire.PrivilegeProblem explains it).

@@ -18,7 +18,7 @@ func TestAccessRefusalsAreRecognised(t *testing.T) {
 		"IsNoSuchGroup": IsNoSuchGroup, "IsGroupExists": IsGroupExists,
 		"IsNoSuchRole": IsNoSuchRole, "IsRoleExists": IsRoleExists, "IsBuiltinRoleChange": IsBuiltinRoleChange,
 		"IsNoSuchToken": IsNoSuchToken, "IsTokenExists": IsTokenExists,
-		"IsNoSuchRealm": IsNoSuchRealm, "IsRealmExists": IsRealmExists,
+		"IsNoSuchRealm": IsNoSuchRealm, "IsRealmExists": IsRealmExists, "IsRealmsChanged": IsRealmsChanged,
 	}
 	cases := []struct {
 		status  int
@@ -57,6 +57,9 @@ func TestAccessRefusalsAreRecognised(t *testing.T) {
 		{500, "auth domain 'corp' does not exist", nil, "IsNoSuchRealm"},
 		{400, "Parameter verification failed.", map[string]string{"realm": "Realm does not exist."}, "IsNoSuchRealm"},
 		{500, "add auth server failed: domain 'corp' already exists", nil, "IsRealmExists"},
+		// pve-common src/PVE/SectionConfig.pm assert_if_modified, under
+		// Domains.pm update's lock.
+		{500, "update auth server failed: detected modified configuration - file changed by other user? Try again.", nil, "IsRealmsChanged"},
 		// Not refusals these recognisers know.
 		{500, "pool 'ops' does not exist", nil, ""},
 		{403, "Permission check failed (/access, Sys.Audit)", nil, ""},

@@ -1,0 +1,4 @@
+import {
+  to = pve_realm.corp
+  id = "corp"
+}
