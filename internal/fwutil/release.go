@@ -9,28 +9,37 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
-// releases memoises the PVE release per client: one client belongs to one
-// provider configuration, which speaks to one cluster, so every plan-time
-// check of a run (privilege names, ACL paths) asks GET /version once.
-var releases sync.Map // *pveapi.Client -> *releaseMemo
+// versions memoises PVE's version answer per client: one client belongs to
+// one provider configuration, which speaks to one cluster, so every
+// plan-time check of a run (privilege names, ACL paths, token features)
+// asks GET /version once.
+var versions sync.Map // *pveapi.Client -> *versionMemo
 
-type releaseMemo struct {
+type versionMemo struct {
 	mu      sync.Mutex
-	release wire.Release
-	known   bool
+	version *pveapi.Version
 }
 
-// PVERelease returns the release of the PVE the client speaks to. A failed
-// lookup is not remembered: the next caller asks again.
-func PVERelease(ctx context.Context, client *pveapi.Client) (wire.Release, error) {
-	entry, _ := releases.LoadOrStore(client, &releaseMemo{})
-	memo := entry.(*releaseMemo)
+// PVEVersion returns what GET /version answers for the PVE the client
+// speaks to. A failed lookup is not remembered: the next caller asks again.
+func PVEVersion(ctx context.Context, client *pveapi.Client) (pveapi.Version, error) {
+	entry, _ := versions.LoadOrStore(client, &versionMemo{})
+	memo := entry.(*versionMemo)
 	memo.mu.Lock()
 	defer memo.mu.Unlock()
-	if memo.known {
-		return memo.release, nil
+	if memo.version == nil {
+		v, err := client.Version(ctx)
+		if err != nil {
+			return pveapi.Version{}, err
+		}
+		memo.version = v
 	}
-	v, err := client.Version(ctx)
+	return *memo.version, nil
+}
+
+// PVERelease returns the release of the PVE the client speaks to.
+func PVERelease(ctx context.Context, client *pveapi.Client) (wire.Release, error) {
+	v, err := PVEVersion(ctx, client)
 	if err != nil {
 		return wire.Release{}, err
 	}
@@ -40,6 +49,5 @@ func PVERelease(ctx context.Context, client *pveapi.Client) (wire.Release, error
 			return wire.Release{}, fmt.Errorf("PVE answered release %q, version %q: not a release the provider can read", v.Release, v.Version)
 		}
 	}
-	memo.release, memo.known = release, true
 	return release, nil
 }

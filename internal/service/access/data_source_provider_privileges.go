@@ -169,7 +169,7 @@ func (d *providerPrivilegesDataSource) release(ctx context.Context, configured t
 		}
 		return release, true
 	}
-	v, err := d.client.Version(ctx)
+	v, err := fwutil.PVEVersion(ctx, d.client)
 	if err != nil {
 		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read PVE Version", err)
 		return "", false

@@ -3,7 +3,6 @@ package access
 import (
 	"context"
 	"fmt"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework-timetypes/timetypes"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -36,12 +35,6 @@ func NewAPITokenResource() resource.Resource {
 
 type apiTokenResource struct {
 	client *pveapi.Client
-
-	// The PVE version decides at plan time how a token's secret is
-	// rotated and whether its comment can be removed; it is asked once per
-	// provider configuration, and only when a plan needs it.
-	versionMu sync.Mutex
-	version   string
 }
 
 func (r *apiTokenResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -305,18 +298,13 @@ func (r *apiTokenResource) userMissing(ctx context.Context, err error, userid st
 	return pveapi.IsNoSuchUser(userErr)
 }
 
-// pveVersion is the connected node's pve-manager version, asked once.
+// pveVersion is the connected node's pve-manager version, asked once per
+// provider configuration.
 func (r *apiTokenResource) pveVersion(ctx context.Context, diags *diag.Diagnostics) (string, bool) {
-	r.versionMu.Lock()
-	defer r.versionMu.Unlock()
-	if r.version != "" {
-		return r.version, true
-	}
-	v, err := r.client.Version(ctx)
+	v, err := fwutil.PVEVersion(ctx, r.client)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read PVE Version", err)
 		return "", false
 	}
-	r.version = v.Version
-	return r.version, true
+	return v.Version, true
 }
