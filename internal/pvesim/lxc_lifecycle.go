@@ -13,11 +13,14 @@ import (
 // inside the task.
 // pve-container src/PVE/API2/LXC.pm destroy_vm $early_checks; the texts are
 // pve-guest-common src/PVE/AbstractConfig.pm check_protection and check_lock.
-func ctDestroyChecks(g *Guest) error {
+func ctDestroyChecks(cl *Cluster, g *Guest, purge bool) error {
 	if g.Config["protection"] == "1" {
 		return errorf("can't remove CT %d - protection mode enabled", g.VMID)
 	}
-	return g.CheckLock()
+	if err := g.CheckLock(); err != nil {
+		return err
+	}
+	return destroyReferenceChecks(cl, g, purge)
 }
 
 // pve-container src/PVE/API2/LXC.pm destroy_vm ($running_error_msg, the forced
@@ -27,10 +30,10 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ctDestroyChecks(g); err != nil {
+	force, purge, unreferenced := c.boolParam("force"), c.boolParam("purge"), c.boolParam("destroy-unreferenced-disks")
+	if err := ctDestroyChecks(c.cluster, g, purge); err != nil {
 		return nil, err
 	}
-	force, purge, unreferenced := c.boolParam("force"), c.boolParam("purge"), c.boolParam("destroy-unreferenced-disks")
 	if !force && g.Status == "running" {
 		return nil, errorf("unable to destroy CT %d - container is running", g.VMID)
 	}
@@ -46,7 +49,7 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 			if err != nil {
 				return err
 			}
-			if err := ctDestroyChecks(g); err != nil {
+			if err := ctDestroyChecks(cl, g, purge); err != nil {
 				return err
 			}
 			if !force && g.Status == "running" {
@@ -71,6 +74,7 @@ func (s *Sim) destroyLXC(c *call) (any, error) {
 			removeGuestFirewall(cl, vmid)
 			if purge {
 				t.Log("purging CT %d from related configurations..", vmid)
+				purgeGuestReferences(cl, vmid, t)
 			}
 			return nil
 		},

@@ -28,6 +28,8 @@ type Cluster struct {
 	Access *Access
 	// Firewall is the firewall configuration (firewall_model.go).
 	Firewall *FirewallState
+	// HA is the HA stack's configuration and state (ha_model.go).
+	HA *HAState
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

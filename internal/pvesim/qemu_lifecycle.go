@@ -20,13 +20,13 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := destroyEarlyChecks(g); err != nil {
+	purge := c.boolParam("purge")
+	cl := c.cluster
+	if err := destroyEarlyChecks(cl, g, purge); err != nil {
 		return nil, err
 	}
 	node, vmid := g.Node, g.VMID
 	skiplock, unreferenced := c.boolParam("skiplock"), c.boolParam("destroy-unreferenced-disks")
-	purge := c.boolParam("purge")
-	cl := c.cluster
 	// The worker repeats the early checks under lock_config ("config might
 	// have changed"), then destroy_vm checks the lock and the linked clones
 	// before anything goes.
@@ -35,7 +35,7 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 		if err != nil {
 			return err
 		}
-		if err := destroyEarlyChecks(g); err != nil {
+		if err := destroyEarlyChecks(cl, g, purge); err != nil {
 			return err
 		}
 		return destroyVMChecks(cl, g, skiplock)
@@ -50,6 +50,7 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 		removeGuestFirewall(cl, vmid)
 		if purge {
 			t.Log("purging VM %d from related configurations..", vmid)
+			purgeGuestReferences(cl, vmid, t)
 		}
 		return nil
 	})
@@ -60,9 +61,12 @@ func (s *Sim) destroyQemu(c *call) (any, error) {
 // task.
 // qemu-server src/PVE/API2/Qemu.pm destroy_vm $early_checks (the protection text
 // is pve-guest-common src/PVE/AbstractConfig.pm check_protection).
-func destroyEarlyChecks(g *Guest) error {
+func destroyEarlyChecks(cl *Cluster, g *Guest, purge bool) error {
 	if g.Config["protection"] == "1" {
 		return errorf("can't remove VM %d - protection mode enabled", g.VMID)
+	}
+	if err := destroyReferenceChecks(cl, g, purge); err != nil {
+		return err
 	}
 	if g.Status == "running" {
 		return errorf("VM %d is running - destroy failed", g.VMID)

@@ -34,6 +34,7 @@ func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 		volumes:  map[volumeKey]*Volume{},
 		Firewall: newFirewallState(),
 		Access:   newAccess(),
+		HA:       newHAState(),
 		conf:     conf,
 	}
 	for i := 1; i <= nodes; i++ {
