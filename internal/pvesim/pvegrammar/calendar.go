@@ -439,22 +439,66 @@ func (p *calParser) dateSpec(ev *CalendarEvent) bool {
 }
 
 // brokenDown is proxmox-time's TmEditor: calendar fields that are
-// normalised (like libc's mktime) after every change.
+// normalised after every change by libc's mktime (timelocal, with tm_isdst
+// -1) or timegm.
 type brokenDown struct {
 	loc                       *time.Location
 	year, month, day          int
 	hour, minute, second, dow int // dow: 0 = Monday
+	// guess is glibc's mktime offset guess (mktime.c localtime_offset):
+	// the UTC offset of its previous result.
+	guess int
 }
 
 func (b *brokenDown) set(y, mo, d, h, mi, s int) {
-	t := time.Date(y, time.Month(mo), d, h, mi, s, 0, b.loc)
-	b.load(t)
+	b.load(time.Unix(b.mktime(y, mo, d, h, mi, s), 0).In(b.loc))
 }
 
 func (b *brokenDown) load(t time.Time) {
 	b.year, b.month, b.day = t.Year(), int(t.Month()), t.Day()
 	b.hour, b.minute, b.second = t.Clock()
 	b.dow = (int(t.Weekday()) + 6) % 7
+}
+
+// mktime follows glibc's mktime (time/mktime.c __mktime_internal) with
+// tm_isdst -1: out-of-range fields carry over, then the local time is
+// looked for starting from the previous call's UTC offset. A time that
+// exists twice (the hour repeated when daylight saving time ends) is the
+// one the search meets first, which depends on that offset; a time in the
+// gap when daylight saving time starts makes the search swing between two
+// answers, and glibc then takes the one in daylight saving time (the wall
+// clock moved forward by the gap).
+//
+// PVE's answer in the repeated hour thus depends on the mktime calls the
+// process made before; we start from the offset of the starting time (see
+// NextEvent), which is what a process gets whose last call was about now.
+func (b *brokenDown) mktime(y, mo, d, h, mi, s int) int64 {
+	wall := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix()
+	offsetAt := func(t int64) int {
+		_, off := time.Unix(t, 0).In(b.loc).Zone()
+		return off
+	}
+	t := wall - int64(b.guess)
+	var prev int64
+	for probe := 0; probe < 6; probe++ {
+		off := offsetAt(t)
+		next := wall - int64(off)
+		if next == t {
+			b.guess = off
+			return t
+		}
+		if probe > 0 && next == prev {
+			// Swinging between t and next: a time in a spring-forward gap.
+			if !time.Unix(t, 0).In(b.loc).IsDST() && time.Unix(next, 0).In(b.loc).IsDST() {
+				t = next
+			}
+			b.guess = offsetAt(t)
+			return t
+		}
+		prev, t = t, next
+	}
+	b.guess = offsetAt(t)
+	return t
 }
 
 // NextEvent is compute_next_event: the first time in seconds since the
@@ -466,7 +510,9 @@ func (ev *CalendarEvent) NextEvent(last int64, loc *time.Location) (int64, bool)
 		loc = time.UTC
 	}
 	b := &brokenDown{loc: loc}
-	b.load(time.Unix(last+1, 0).In(loc))
+	start := time.Unix(last+1, 0).In(loc)
+	_, b.guess = start.Zone()
+	b.load(start)
 	everyDay := ev.Weekdays == 0 || ev.Weekdays == 0x7f
 	for step := 0; step <= 1000; step++ {
 		switch {
@@ -516,7 +562,7 @@ func (ev *CalendarEvent) NextEvent(last int64, loc *time.Location) (int64, bool)
 				b.set(b.year, b.month, b.day, b.hour, b.minute+1, 0)
 			}
 		default:
-			return time.Date(b.year, time.Month(b.month), b.day, b.hour, b.minute, b.second, 0, loc).Unix(), true
+			return b.mktime(b.year, b.month, b.day, b.hour, b.minute, b.second), true
 		}
 	}
 	return 0, false
