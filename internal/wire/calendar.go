@@ -104,13 +104,21 @@ func (e *CalendarEventError) Problem() string {
 	case "":
 		return prefix + "the event is empty"
 	case calKindWeekday:
-		return prefix + "'" + e.At + "' is neither a weekday (mon..sun) nor a keyword such as daily, weekly or monthly"
+		return prefix + "'" + e.At + "' is neither a weekday (mon..sun) nor one of " + calendarKeywordList
 	case calKindNoSpec:
-		return prefix + "expected a weekday, a date (such as 2024-01-31 or *-*-1) or a time (such as 02:30 or *:0/15) at '" + e.At + "'"
+		if e.At == "" {
+			return prefix + "a weekday, a date or a time is missing"
+		}
+		return prefix + "'" + e.At + "' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); " + calendarRanges
 	default:
-		return prefix + "cannot read the part starting at '" + e.At + "'"
+		return prefix + "cannot read the part starting at '" + e.At + "'; " + calendarRanges
 	}
 }
+
+const (
+	calendarKeywordList = "minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly"
+	calendarRanges      = "values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199"
+)
 
 // ParseCalendarEvent parses a calendar event the way PVE checks the
 // 'pve-calendar-event' format. Errors are *CalendarEventError, whose text is
