@@ -111,7 +111,15 @@ func (e *CalendarEventError) Problem() string {
 		}
 		return prefix + "'" + e.At + "' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); " + calendarRanges
 	default:
-		return prefix + "cannot read the part starting at '" + e.At + "'; " + calendarRanges
+		msg := prefix + "cannot read the part starting at '" + e.At + "'"
+		rest := strings.TrimLeft(e.At, " \t")
+		switch {
+		case strings.HasPrefix(rest, "-") && len(rest) > 1 && isASCIIAlpha(rest[1]):
+			return msg + "; a range of weekdays is written mon..fri"
+		case rest != "" && isASCIIAlpha(rest[0]):
+			return msg + "; the weekdays come first, then the date, then the time (such as mon..fri 02:30)"
+		}
+		return msg + "; " + calendarRanges
 	}
 }
 
