@@ -104,6 +104,13 @@ func (e *CalendarEventError) Problem() string {
 	case "":
 		return prefix + "the event is empty"
 	case calKindWeekday:
+		lower := strings.ToLower(e.At)
+		if _, ok := calendarKeywords[lower]; ok {
+			if lower != e.At {
+				return prefix + "keywords are written in lowercase ('" + lower + "')"
+			}
+			return prefix + "the keyword '" + e.At + "' stands alone, optionally followed by ' UTC'"
+		}
 		return prefix + "'" + e.At + "' is neither a weekday (mon..sun) nor one of " + calendarKeywordList
 	case calKindNoSpec:
 		if e.At == "" {
@@ -116,6 +123,8 @@ func (e *CalendarEventError) Problem() string {
 		switch {
 		case strings.HasPrefix(rest, "-") && len(rest) > 1 && isASCIIAlpha(rest[1]):
 			return msg + "; a range of weekdays is written mon..fri"
+		case strings.HasPrefix(strings.ToUpper(rest), "UTC"):
+			return msg + "; only a final 'UTC', in capitals, may follow (no offsets)"
 		case rest != "" && isASCIIAlpha(rest[0]):
 			return msg + "; the weekdays come first, then the date, then the time (such as mon..fri 02:30)"
 		}

@@ -260,14 +260,17 @@ func TestParseCalendarEventRefuses(t *testing.T) {
 func TestCalendarEventProblem(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		" ":         "invalid calendar event ' ': the event is empty",
-		"Daily":     "invalid calendar event 'Daily': 'Daily' is neither a weekday (mon..sun) nor one of minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly",
-		"UTC":       "invalid calendar event 'UTC': a weekday, a date or a time is missing",
-		"24:00:00":  "invalid calendar event '24:00:00': cannot read the part starting at ':00'; values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
-		"*/60":      "invalid calendar event '*/60': '*/60' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
-		"sat 2:30":  "",
-		"02:30 mon": "invalid calendar event '02:30 mon': cannot read the part starting at ' mon'; the weekdays come first, then the date, then the time (such as mon..fri 02:30)",
-		"mon-fri":   "invalid calendar event 'mon-fri': cannot read the part starting at '-fri'; a range of weekdays is written mon..fri",
+		" ":           "invalid calendar event ' ': the event is empty",
+		"Daily":       "invalid calendar event 'Daily': keywords are written in lowercase ('daily')",
+		"daily utc":   "invalid calendar event 'daily utc': the keyword 'daily' stands alone, optionally followed by ' UTC'",
+		"xmas":        "invalid calendar event 'xmas': 'xmas' is neither a weekday (mon..sun) nor one of minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly",
+		"10:00 UTC+1": "invalid calendar event '10:00 UTC+1': cannot read the part starting at ' UTC+1'; only a final 'UTC', in capitals, may follow (no offsets)",
+		"UTC":         "invalid calendar event 'UTC': a weekday, a date or a time is missing",
+		"24:00:00":    "invalid calendar event '24:00:00': cannot read the part starting at ':00'; values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
+		"*/60":        "invalid calendar event '*/60': '*/60' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
+		"sat 2:30":    "",
+		"02:30 mon":   "invalid calendar event '02:30 mon': cannot read the part starting at ' mon'; the weekdays come first, then the date, then the time (such as mon..fri 02:30)",
+		"mon-fri":     "invalid calendar event 'mon-fri': cannot read the part starting at '-fri'; a range of weekdays is written mon..fri",
 	}
 	for in, want := range cases {
 		if got := CalendarEventProblem(in); got != want {
