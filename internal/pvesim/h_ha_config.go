@@ -23,7 +23,7 @@ func (s *Sim) registerHAConfigRoutes() {
 	s.registerHARuleRoutes(audit, console)
 }
 
-// haGroupAnswer is Groups.pm $api_copy_config: the stored options, the
+// haGroupAnswer is pve-ha-manager src/PVE/API2/HA/Groups.pm $api_copy_config: the stored options, the
 // group id, the file's digest and the nodes re-encoded.
 func haGroupAnswer(cl *Cluster, id string) (map[string]any, error) {
 	g := cl.HA.Groups[id]
@@ -72,13 +72,14 @@ func (s *Sim) readHAGroup(c *call) (any, error) {
 // schema (pve-ha-node) does it before the handler runs; on 8.4 the
 // simulator's tables leave pve-ha-group-node unchecked, so the check of
 // pve-ha-manager 4.0.7 src/PVE/HA/Tools.pm pve_verify_ha_group_node is
-// made here with its text.
+// made here with its text, as pve-common src/PVE/JSONSchema.pm
+// check_format words a failed format check of a list.
 func (s *Sim) haGroupOptions(c *call) (map[string]string, error) {
 	opts := map[string]string{}
 	if v, ok := c.param("nodes"); ok {
 		nodes, bad := haGroupNodes(v)
 		if bad != "" {
-			return nil, paramError(map[string]string{"nodes": "value does not look like a valid ha group node"})
+			return nil, paramError(map[string]string{"nodes": "invalid format - value does not look like a valid ha group node\n"})
 		}
 		opts["nodes"] = strings.Join(nodes, ",")
 	}

@@ -231,7 +231,8 @@ func haStoreRuleProps(props, given map[string]string) {
 	}
 }
 
-// haAssertResources is Rules.pm $assert_valid_resources_param: every
+// haAssertResources is pve-ha-manager src/PVE/API2/HA/Rules.pm
+// $assert_valid_resources_param: every
 // resource must be an HA resource.
 func haAssertResources(cl *Cluster, value string) error {
 	set := haRuleResources(value)
@@ -250,7 +251,8 @@ func haAssertResources(cl *Cluster, value string) error {
 	return nil
 }
 
-// haAssertNodes is Rules.pm $assert_valid_nodes_param: every node must be
+// haAssertNodes is pve-ha-manager src/PVE/API2/HA/Rules.pm
+// $assert_valid_nodes_param: every node must be
 // a cluster node (the answering node always passes).
 func haAssertNodes(cl *Cluster, value string) error {
 	nodes := haRuleNodes(value)

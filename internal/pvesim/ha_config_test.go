@@ -34,7 +34,7 @@ func TestHAGroupsPVE84(t *testing.T) {
 	// pve_verify_ha_group_node (pve-ha-manager 4.0.7 src/PVE/HA/Tools.pm)
 	a := e.call(t, http.MethodPost, "/cluster/ha/groups", form("group", "bad", "nodes", "pve1:x"))
 	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
-	if a.errors["nodes"] != "value does not look like a valid ha group node" {
+	if a.errors["nodes"] != "invalid format - value does not look like a valid ha group node\n" {
 		t.Errorf("errors = %v", a.errors)
 	}
 
