@@ -290,3 +290,44 @@ func TestHAPurgeFromRules(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// The remaining feasibility checks, each through create_rule's
+// $assert_feasibility (pve-ha-manager src/PVE/HA/Rules.pm and
+// src/PVE/HA/Rules/ResourceAffinity.pm).
+func TestHARuleFeasibilityChecks(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{Nodes: 2})
+	seedHAResources(t, e.sim, map[string]map[string]string{"vm:100": {}, "vm:101": {}, "vm:102": {}, "vm:103": {}})
+	post := func(kv ...string) *answer { return e.call(t, http.MethodPost, "/cluster/ha/rules", form(kv...)) }
+	want := func(a *answer, id, msg string) {
+		t.Helper()
+		if w := "create ha rule failed: 400 Rule '" + id + "' is invalid.\nresources: " + msg + "\n"; a.message != w {
+			t.Errorf("got %q\nwant %q", a.message, w)
+		}
+	}
+	// check_negative_resource_affinity_resources_count: two nodes.
+	want(post("rule", "many", "type", "resource-affinity", "resources", "vm:100,vm:101,vm:102", "affinity", "negative"),
+		"many", "rule defines more resources than available nodes")
+
+	post("rule", "na1", "type", "node-affinity", "resources", "vm:100", "nodes", "pve1").wantOK(t)
+	post("rule", "na2", "type", "node-affinity", "resources", "vm:101", "nodes", "pve1").wantOK(t)
+	// check_single_node_affinity_per_positive_resource_affinity_rule
+	want(post("rule", "pos", "type", "resource-affinity", "resources", "vm:100,vm:101", "affinity", "positive"),
+		"pos", "resources are in multiple node affinity rules")
+	// check_negative_resource_affinity_node_affinity_consistency: both
+	// resources are bound to pve1 alone.
+	want(post("rule", "neg", "type", "resource-affinity", "resources", "vm:100,vm:101", "affinity", "negative"),
+		"neg", "two or more resources are restricted to less nodes than available to the resources")
+	// A disabled rule takes no part in the checks.
+	post("rule", "neg", "type", "resource-affinity", "resources", "vm:100,vm:101", "affinity", "negative", "disable", "1").wantOK(t)
+	// The node-affinity rules now carry errors of their own on read.
+	var r struct {
+		Errors map[string][]string `json:"errors"`
+	}
+	e.call(t, http.MethodGet, "/cluster/ha/rules/na1", nil).decode(t, &r)
+	if len(r.Errors) != 0 {
+		t.Errorf("errors with the negative rule disabled: %v", r.Errors)
+	}
+	e.call(t, http.MethodPut, "/cluster/ha/rules/neg", form("type", "resource-affinity", "delete", "disable")).
+		wantStatus(t, http.StatusInternalServerError, "update HA rules failed: 400 Rule 'neg' is invalid.")
+}

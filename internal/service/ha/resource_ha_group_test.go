@@ -44,7 +44,7 @@ func TestAccHAGroup_pve84Lifecycle(t *testing.T) {
 	id := acctest.Name("tfacc")
 	nodes := "  nodes = {\n    pve2 = 1\n    pve1 = 2\n    pve3 = 0\n  }\n"
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkGroupDestroyed(tg, id),
+		CheckDestroy: checkGroupDestroyed(tg, id+"-b"),
 		Steps: []resource.TestStep{
 			{
 				// A bad node name is refused at plan time, naming the attribute.
@@ -103,6 +103,14 @@ func TestAccHAGroup_pve84Lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreate)},
 				},
+			},
+			{
+				// A new group id is a new group: PVE cannot rename one.
+				Config: groupConfig(tg, id+"-b", "  nodes = {\n    pve1 = 1\n  }\n  nofailback = true\n"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				Check: checkGroupDestroyed(tg, id),
 			},
 		},
 	})
