@@ -60,7 +60,7 @@ func checkRuleDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
 // deleted outside Terraform; then a type change replaces it.
 func TestAccHARule_lifecycle(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	tg := acctest.NewOnPVE(t, "9.1")
 	ruleSeedHAResources(t, tg, "vm:100", "vm:101", "ct:102")
 	id := acctest.Name("tfacc")
 	first := "  type = \"node-affinity\"\n  resources = [\"vm:101\", \"vm:100\"]\n  nodes = {\n    pve2 = 0\n    pve1 = 2\n  }\n  strict = true\n"
