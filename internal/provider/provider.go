@@ -17,6 +17,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/service/ha"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
@@ -119,6 +120,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewRoleResource,
 		access.NewACLResource,
 		access.NewRealmResource,
+		ha.NewGroupResource,
+		ha.NewRuleResource,
 	}
 }
 

@@ -35,9 +35,15 @@ type HAGroup struct {
 
 // HARule is one entry of ha/rules.cfg.
 type HARule struct {
-	ID    string
-	Type  string // node-affinity, resource-affinity
+	ID   string
+	Type string // node-affinity, resource-affinity
+	// Props are the rule's options as rules.cfg stores them: resources
+	// and nodes in their encoded form, strict, affinity, disable,
+	// comment.
 	Props map[string]string
+	// Order is the rule's ordinal in rules.cfg (pve-ha-manager
+	// src/PVE/HA/Rules.pm get_next_ordinal).
+	Order int
 }
 
 func newHAState() *HAState {

@@ -97,6 +97,9 @@ func New(opts Options) (*Sim, error) {
 	// Task PIDs start at a seed-dependent, plausible value.
 	s.pidNext = 0x1000 + int(uint64(opts.Seed)%0x8000)
 	s.cluster = seedCluster(opts.Nodes, s.now(), profile.conf)
+	// pve-ha-manager src/PVE/HA/Config.pm have_groups_been_migrated: a
+	// fresh PVE 9 cluster has no groups.cfg, which counts as migrated.
+	s.cluster.HA.GroupsMigrated = profile.release != "8.4"
 	s.cluster.Access.seedIdentities(&s.auth)
 	// pvestatd has been running: the seeded guests are reported.
 	s.statsEpoch = s.now()

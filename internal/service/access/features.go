@@ -19,6 +19,7 @@ package access
 //   - pools, tasks, backups: pve-manager PVE/API2/{Pool,Tasks,VZDump}.pm;
 //   - firewall: pve-firewall src/PVE/Firewall.pm (rules_audit_permissions,
 //     rules_modify_permissions) and src/PVE/API2/Firewall/*.pm;
+//   - high availability: pve-ha-manager src/PVE/API2/HA/{Groups,Rules}.pm;
 //   - access control: pve-access-control src/PVE/API2/{User,Group,Role,
 //     ACL,Domains}.pm and src/PVE/RPCEnvironment.pm (check_perm_modify,
 //     exec_api2_perm_check).
@@ -233,6 +234,14 @@ var Features = []Feature{
 		Grants: []Grant{
 			{Privileges: []string{"VM.Config.HWType"}, Path: guestPath, Note: "`pci_devices`"},
 			{Privileges: []string{"Mapping.Use"}, Path: "/mapping/pci/{mapping}", Note: "every mapping used"},
+		},
+	},
+	{
+		Name:    "ha_groups_rules",
+		Summary: "`pve_ha_group` (PVE 8) and `pve_ha_rule` (PVE 9).",
+		Grants: []Grant{
+			{Privileges: []string{"Sys.Audit"}, Path: rootPath, Note: "read HA groups and rules"},
+			{Privileges: []string{"Sys.Console"}, Path: rootPath, Note: "create, change, delete HA groups and rules"},
 		},
 	},
 	{

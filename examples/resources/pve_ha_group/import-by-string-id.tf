@@ -1,0 +1,4 @@
+import {
+  to = pve_ha_group.web
+  id = "web"
+}

@@ -1,0 +1,4 @@
+import {
+  to = pve_ha_rule.web_nodes
+  id = "web-nodes"
+}

@@ -1,0 +1,51 @@
+package ha_test
+
+import (
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/service/access"
+)
+
+// groupRulePrivileges are the privileges the feature table lists for HA
+// groups and rules.
+func groupRulePrivileges(t *testing.T) []string {
+	t.Helper()
+	for _, f := range access.Features {
+		if f.Name != "ha_groups_rules" {
+			continue
+		}
+		var privs []string
+		for _, g := range f.Grants {
+			privs = append(privs, g.Privileges...)
+		}
+		return privs
+	}
+	t.Fatal("no ha_groups_rules feature")
+	return nil
+}
+
+// A token with only the feature table's privileges manages HA groups on
+// PVE 8.4 and HA rules on PVE 9 (pve-ha-manager src/PVE/API2/HA/Groups.pm
+// and Rules.pm: Sys.Audit on / to read, Sys.Console on / to write).
+func TestAccHAGroupRulePrivilegesSuffice(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewRestricted(t, "8.4", groupRulePrivileges(t))
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: groupConfig(tg, "web", "  nodes = { pve1 = 1 }\n")},
+			{Config: groupConfig(tg, "web", "  nodes = { pve1 = 2 }\n  comment = \"x\"\n")},
+		},
+	})
+
+	tg = acctest.NewRestricted(t, "9.1", groupRulePrivileges(t))
+	ruleSeedHAResources(t, tg, "vm:100")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: ruleConfig(tg, "web", "  type = \"node-affinity\"\n  resources = [\"vm:100\"]\n  nodes = { pve1 = 1 }\n")},
+			{Config: ruleConfig(tg, "web", "  type = \"node-affinity\"\n  resources = [\"vm:100\"]\n  nodes = { pve2 = 1 }\n")},
+		},
+	})
+}
