@@ -70,6 +70,9 @@ func TestHAManagerStartsAndStopsGuests(t *testing.T) {
 		s["max_restart"] != float64(1) || s["failback"] != float64(1) {
 		t.Fatalf("after two rounds: %v", s)
 	}
+	if r := resourceByID(t, resources(t, e, "vm"), "qemu/100"); r["hastate"] != "started" {
+		t.Errorf("cluster resources entry %v, want hastate started", r)
+	}
 	e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("state", "stopped")).wantOK(t)
 	haSettle(t, e, "vm:100", "stopped", "stopped", 3)
 	if g := haGuest(t, e.sim, 100); g.Status != "stopped" {

@@ -341,3 +341,18 @@ func (cl *Cluster) haMotionInfo(sid, node string) (comigrated []string, blocking
 	sort.Slice(blocking, func(i, j int) bool { return blocking[i]["sid"].(string) < blocking[j]["sid"].(string) })
 	return comigrated, blocking
 }
+
+// haGuestState is a guest's "hastate" in /cluster/resources: its CRM
+// state, or the requested state of a resource the CRM has not taken up
+// yet; "" for a guest without an HA resource.
+// pve-manager PVE/API2/Cluster.pm resources.
+func (cl *Cluster) haGuestState(g *Guest) string {
+	sid := haTypeOf(g.Type) + ":" + strconv.Itoa(g.VMID)
+	if sd := cl.HA.Manager.Services[sid]; sd != nil {
+		return sd.State
+	}
+	if r := cl.HA.Resources[sid]; r != nil {
+		return r.Props["state"]
+	}
+	return ""
+}
