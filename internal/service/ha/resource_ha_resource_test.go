@@ -145,6 +145,20 @@ func TestAccHAResource_containerType(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(haResourceAddr, plancheck.ResourceActionNoop)},
 				},
 			},
+			{
+				// Another HA resource's write made the digest stale: the
+				// update reads again and goes through.
+				PreConfig: func() {
+					if err := tg.Sim.InjectFault(pvesim.Fault{Method: "PUT", Path: "/cluster/ha/resources/ct:101", Action: pvesim.FaultRespond, Count: 1,
+						Message: "update resources config failed: detected modified configuration - file changed by other user? Try again."}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: haResourceConfig(tg, "vmid", 101, "state", "stopped"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(haResourceAddr, tfjsonpath.New("state"), knownvalue.StringExact("stopped")),
+				},
+			},
 		},
 	})
 }
