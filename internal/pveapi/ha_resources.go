@@ -168,26 +168,3 @@ func IsHADigestMismatch(err error) bool {
 	return ok && apiErr.StatusCode == 500 &&
 		strings.Contains(firstLine(apiErr.Message), "detected modified configuration - file changed by other user?")
 }
-
-// IsHAGroupsMigrated reports PVE 9's refusal of anything about HA groups
-// once they have been migrated to rules ("... ha groups have been
-// migrated to rules").
-func IsHAGroupsMigrated(err error) bool {
-	apiErr, ok := AsError(err)
-	return ok && apiErr.StatusCode == 500 && strings.Contains(firstLine(apiErr.Message), "ha groups have been migrated to rules")
-}
-
-// HAGroupsAvailable tells whether the cluster still takes HA groups: GET
-// /cluster/ha/groups answers (PVE 8, or PVE 9 before its HA manager has
-// migrated the groups to rules). false with a nil error is PVE 9's
-// refusal once they are migrated.
-func (c *Client) HAGroupsAvailable(ctx context.Context) (bool, error) {
-	var out []map[string]any
-	if err := c.Get(ctx, "/cluster/ha/groups", nil, &out); err != nil {
-		if IsHAGroupsMigrated(err) {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}

@@ -25,7 +25,4 @@ func TestHAResourceErrors(t *testing.T) {
 	if !IsHADigestMismatch(digest) {
 		t.Error("digest mismatch behind the update prefix not recognised")
 	}
-	if !IsHAGroupsMigrated(&Error{StatusCode: 500, Message: "cannot index groups: ha groups have been migrated to rules\n"}) {
-		t.Error("migrated groups not recognised")
-	}
 }
