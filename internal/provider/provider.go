@@ -122,6 +122,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewRealmResource,
 		ha.NewGroupResource,
 		ha.NewRuleResource,
+		ha.NewHAResourceResource,
 	}
 }
 
@@ -141,6 +142,7 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		access.NewGroupsDataSource,
 		access.NewRolesDataSource,
 		access.NewPermissionsDataSource,
+		ha.NewHAStatusDataSource,
 	}
 }
 

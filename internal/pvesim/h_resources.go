@@ -43,6 +43,9 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 			if pool != "" && c.can("/pool/"+pool, false, "Pool.Audit") {
 				e["pool"] = pool
 			}
+			if st := cl.haGuestState(g); st != "" {
+				e["hastate"] = st
+			}
 			out = append(out, e)
 		}
 	}
@@ -55,6 +58,9 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 				}
 			}
 			e["cgroup-mode"] = 2
+			if st := cl.HA.Manager.NodeStatus[n.Name]; st != "" {
+				e["hastate"] = st
+			}
 			out = append(out, e)
 		}
 	}

@@ -170,6 +170,7 @@ func (s *Sim) registerRoutes() {
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
 	s.registerHAConfigRoutes()
+	s.registerHAResourceRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE
