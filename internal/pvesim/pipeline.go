@@ -265,6 +265,8 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 		s.settleTasksLocked()
 	}
 	c.cluster = s.cluster
+	// The HA manager's rounds due now run before the handler (ha_manager.go).
+	s.haTickLocked()
 	data, err := s.handleArmed(c, rt, m, rel)
 	s.mu.Unlock()
 	if err != nil {

@@ -1,0 +1,229 @@
+package pvesim
+
+import (
+	"net/http"
+	"testing"
+)
+
+func haService(t *testing.T, e *env, sid string) map[string]any {
+	t.Helper()
+	var list []map[string]any
+	a := e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+	a.wantOK(t)
+	a.decode(t, &list)
+	for _, entry := range list {
+		if entry["id"] == "service:"+sid {
+			return entry
+		}
+	}
+	t.Fatalf("no service entry for %s in %v", sid, list)
+	return nil
+}
+
+func haGuest(t *testing.T, s *Sim, vmid int) Guest {
+	t.Helper()
+	g, ok := s.Guest(vmid)
+	if !ok {
+		t.Fatalf("guest %d gone", vmid)
+	}
+	return g
+}
+
+// haSettle runs rounds until the service's CRM state and verbose state
+// are the wanted ones, failing after max rounds.
+func haSettle(t *testing.T, e *env, sid, crm, state string, maxRounds int) {
+	t.Helper()
+	for range maxRounds {
+		e.sim.HAStep()
+		var got HAService
+		var ok bool
+		e.sim.View(func(c *Cluster) {
+			if sd := c.HA.Manager.Services[sid]; sd != nil {
+				got, ok = *sd, true
+			}
+		})
+		if ok && got.State == crm && (state != "started" || got.Running) {
+			return
+		}
+	}
+	t.Fatalf("%s did not reach %s/%s in %d rounds: %v", sid, crm, state, maxRounds, haService(t, e, sid))
+}
+
+func TestHAManagerStartsAndStopsGuests(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40) // rounds only through HAStep
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	if s := haService(t, e, "vm:100"); s["state"] != "queued" || s["request_state"] != "started" || s["crm_state"] != nil {
+		t.Fatalf("before the first round: %v", s)
+	}
+	e.sim.HAStep()
+	if s := haService(t, e, "vm:100"); s["crm_state"] != "started" || s["state"] != "starting" {
+		t.Fatalf("after one round: %v", s)
+	}
+	if g := haGuest(t, e.sim, 100); g.Status != "running" {
+		t.Fatalf("guest not started by the LRM: %s", g.Status)
+	}
+	e.sim.HAStep()
+	s := haService(t, e, "vm:100")
+	if s["state"] != "started" || s["node"] != "pve1" || s["status"] != "vm:100 (pve1, started)" ||
+		s["max_restart"] != float64(1) || s["failback"] != float64(1) {
+		t.Fatalf("after two rounds: %v", s)
+	}
+	e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("state", "stopped")).wantOK(t)
+	haSettle(t, e, "vm:100", "stopped", "stopped", 3)
+	if g := haGuest(t, e.sim, 100); g.Status != "stopped" {
+		t.Fatalf("guest still %s", g.Status)
+	}
+	// ignored: the service leaves the manager.
+	e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("state", "ignored")).wantOK(t)
+	e.sim.HAStep()
+	if s := haService(t, e, "vm:100"); s["state"] != "ignored" || s["crm_state"] != nil {
+		t.Fatalf("ignored: %v", s)
+	}
+}
+
+func TestHAManagerMigrateAndRelocate(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "ct:101")).wantOK(t)
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	haSettle(t, e, "ct:101", "started", "started", 3)
+	a := e.call(t, http.MethodPost, "/cluster/ha/resources/vm:100/migrate", form("node", "pve3"))
+	a.wantOK(t)
+	var answer map[string]any
+	a.decode(t, &answer)
+	if answer["sid"] != "vm:100" || answer["requested-node"] != "pve3" || len(answer) != 2 {
+		t.Fatalf("migrate answer %v", answer)
+	}
+	e.sim.HAStep()
+	if s := haService(t, e, "vm:100"); s["crm_state"] != "migrate" {
+		t.Fatalf("after the request's round: %v", s)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	if g := haGuest(t, e.sim, 100); g.Node != "pve3" || g.Status != "running" {
+		t.Fatalf("guest after migrate: node %s, %s", g.Node, g.Status)
+	}
+	e.call(t, http.MethodPost, "/cluster/ha/resources/101/relocate", form("node", "pve1")).wantOK(t)
+	haSettle(t, e, "ct:101", "started", "started", 4)
+	if g := haGuest(t, e.sim, 101); g.Node != "pve1" || g.Status != "running" {
+		t.Fatalf("container after relocate: node %s, %s", g.Node, g.Status)
+	}
+	wantMessage(t, e.call(t, http.MethodPost, "/cluster/ha/resources/vm:102/migrate", form("node", "pve3")),
+		http.StatusInternalServerError, "resource 'vm:102' is not HA managed\n")
+}
+
+// A node failure: the services on it are fenced and recovered to another
+// online node the node-affinity rule allows, in bounded rounds.
+func TestHAManagerRecoversFromNodeFailure(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.HA.Rules["pref"] = &HARule{ID: "pref", Type: "node-affinity",
+			Props: map[string]string{"resources": "vm:100", "nodes": "pve1:2,pve3:1", "strict": "1"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	if err := e.sim.SetNodeOffline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for range 4 {
+		e.sim.HAStep()
+		e.sim.View(func(c *Cluster) { seen[c.HA.Manager.Services["vm:100"].State] = true })
+	}
+	if !seen["fence"] {
+		t.Errorf("the service was never fenced: states %v", seen)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	g := haGuest(t, e.sim, 100)
+	if g.Node != "pve3" || g.Status != "running" {
+		t.Fatalf("guest after recovery: node %s, %s (want pve3, strict rule)", g.Node, g.Status)
+	}
+	var list []map[string]any
+	a := e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+	a.decode(t, &list)
+	var master, lrm1 map[string]any
+	for _, x := range list {
+		switch x["id"] {
+		case "master":
+			master = x
+		case "lrm:pve1":
+			lrm1 = x
+		}
+	}
+	if master["node"] != "pve2" {
+		t.Errorf("master after pve1 failed: %v", master)
+	}
+	if lrm1 == nil {
+		t.Errorf("no lrm entry for the failed node: %v", list)
+	}
+	// pve1 back: failback moves the service to the higher priority.
+	if err := e.sim.SetNodeOnline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" {
+		t.Fatalf("no failback to pve1: %s", g.Node)
+	}
+}
+
+// On PVE 8.4 a restricted group limits where a service recovers.
+func TestHAManagerGroupRecoveryPVE84(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "8.4")
+	e.sim.SetHARoundInterval(1 << 40)
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.HA.Groups["g1"] = &HAGroup{ID: "g1", Props: map[string]string{"nodes": "pve1,pve2", "restricted": "1"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100", "group", "g1")).wantOK(t)
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	if err := e.sim.SetNodeOffline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		e.sim.HAStep()
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	if g := haGuest(t, e.sim, 100); g.Node != "pve2" {
+		t.Fatalf("recovered to %s, want pve2", g.Node)
+	}
+	// The 8.4 LRM text has no watchdog part and there is no fencing entry.
+	var list []map[string]any
+	a := e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+	a.decode(t, &list)
+	for _, x := range list {
+		if x["type"] == "fencing" {
+			t.Errorf("8.4 lists %v", x)
+		}
+	}
+}
+
+// By default a round runs before each request: a polling client sees a
+// migration complete.
+func TestHAManagerAdvancesPerRequest(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/ha/resources/vm:100/migrate", form("node", "pve2")).wantOK(t)
+	for range 6 {
+		if s := haService(t, e, "vm:100"); s["node"] == "pve2" && s["state"] == "started" {
+			if g := haGuest(t, e.sim, 100); g.Node != "pve2" {
+				t.Fatalf("status says pve2, guest is on %s", g.Node)
+			}
+			return
+		}
+	}
+	t.Fatalf("migration did not finish in 6 polls: %v", haService(t, e, "vm:100"))
+}
