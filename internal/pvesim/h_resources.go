@@ -40,6 +40,9 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 			if tags, ok := g.Config["tags"]; ok {
 				e["tags"] = tags
 			}
+			if hastate := haResourceState(cl, g); hastate != "" {
+				e["hastate"] = hastate
+			}
 			if pool != "" && c.can("/pool/"+pool, false, "Pool.Audit") {
 				e["pool"] = pool
 			}
@@ -55,6 +58,9 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 				}
 			}
 			e["cgroup-mode"] = 2
+			if hastate := haNodeState(cl, n.Name); hastate != "" {
+				e["hastate"] = hastate
+			}
 			out = append(out, e)
 		}
 	}
