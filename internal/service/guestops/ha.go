@@ -262,3 +262,22 @@ func (a API) CheckHA(ctx context.Context, req resource.ModifyPlanRequest, resp *
 			"or the two resources plan changes against each other.",
 		fwutil.Capitalize(a.Kind.Noun), vmid.ValueInt64(), rec.State, want))
 }
+
+// HASection is the part of a guest resource's description that says how
+// the guest behaves under HA (a pve_ha_resource naming it).
+func HASection(kind Kind) string {
+	noun := kind.Noun
+	motion := "HA migrates it online"
+	if kind.Type == pveapi.GuestTypeLXC {
+		motion = "HA relocates it: a running container is shut down, moved and started again, as HA always moves containers"
+	}
+	return fmt.Sprintf("\n\n**High availability:** when HA manages the %[1]s (a `pve_ha_resource` names it) and moves it to another node, "+
+		"after a node failure or by its placement rules, the provider follows it: requests go to the node it is on, state keeps `node` as declared, "+
+		"the plan is empty (no migration back) and a refresh warns once per move. Setting `node` to where HA put it sends nothing; "+
+		"setting another node asks HA to move the %[1]s there (PVE's HA migrate request; the token needs `Sys.Console` on `/`) "+
+		"and waits, within the update timeout, until HA has it on that node (%[2]s). "+
+		"HA's resource `state` governs power: PVE turns a start or stop of an HA-managed %[1]s into a request to HA that also sets the HA resource's state, "+
+		"so keep `started` in agreement with the `pve_ha_resource` (the plan warns when it changes `started` of an HA-managed %[1]s). "+
+		"Destroying the %[1]s stops it through HA and removes it from HA's resources (PVE's purge), in the same apply as its `pve_ha_resource` or without it.",
+		noun, motion)
+}
