@@ -121,7 +121,7 @@ var qemuFacts = &typeFacts{
 		"until the VM is destroyed, which deletes its `unusedN` volumes too (move one to another VM first to keep it).",
 	startedDescription: "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started. " +
 		"Under HA, the HA resource's state governs power: a change here becomes a request to HA that also sets that state.",
-	statusDescription:  "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`.",
+	statusDescription: "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`.",
 }
 
 var lxcFacts = &typeFacts{
@@ -163,7 +163,7 @@ var lxcFacts = &typeFacts{
 		"until the container is destroyed, which deletes its `unusedN` volumes too (move one to another container first to keep it).",
 	startedDescription: "Whether the container runs. Defaults to true: a new container is started after creation. " +
 		"Under HA, the HA resource's state governs power: a change here becomes a request to HA that also sets that state.",
-	statusDescription:  "What the container is doing: `running` or `stopped`.",
+	statusDescription: "What the container is doing: `running` or `stopped`.",
 }
 
 // The four guest kinds; the templates' are W17's.
