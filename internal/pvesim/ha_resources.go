@@ -352,7 +352,7 @@ func (cl *Cluster) haGuestState(g *Guest) string {
 		return sd.State
 	}
 	if r := cl.HA.Resources[sid]; r != nil {
-		return r.Props["state"]
+		return r.haRequestedState()
 	}
 	return ""
 }

@@ -212,6 +212,9 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 	if err := checkStorageMapTargets(c, smap, g.VMID, target, "rootdir", "storage '%s' does not support CT rootdirs"); err != nil {
 		return nil, err
 	}
+	if cl.haManaged(g.VMID) {
+		return s.haMigrateTask(c, g, target), nil
+	}
 	vmid := g.VMID
 	// pve-guest-common src/PVE/AbstractMigrate.pm migrate: a failure in
 	// prepare or phase1 logs and dies "migration aborted", a failure after

@@ -84,7 +84,7 @@ func (s *Sim) lxcStatusCurrent(c *call) (any, error) {
 		return nil, err
 	}
 	st := s.ctStatus(c.cluster, g)
-	st["ha"] = map[string]any{"managed": 0}
+	st["ha"] = haServiceStatus(c.cluster, g)
 	return st, nil
 }
 
@@ -106,6 +106,9 @@ func (s *Sim) startLXC(c *call) (any, error) {
 		return nil, errorf("CT %d already running", vmid)
 	}
 	cl := c.cluster
+	if cl.haManaged(vmid) {
+		return s.haStartTask(c, LXC, vmid), nil
+	}
 	// The worker checks under lock_config as it starts; the container runs
 	// once it is done (pve-container src/PVE/API2/LXC/Status.pm vm_start).
 	t := s.startWorker(node, "vzstart", itoa(vmid), c.user, workerSpec{
@@ -189,6 +192,9 @@ func (s *Sim) stopLXC(c *call) (any, error) {
 	if !ctRunningOn(c) {
 		return nil, errorf("CT %d not running", vmid)
 	}
+	if upid, handled, err := s.haStopRequest(c, LXC, false); handled {
+		return upid, err
+	}
 	cl := c.cluster
 	// The worker loads the config and checks its lock under lock_config as
 	// it starts; vm_stop of a container that is no longer running returns
@@ -227,6 +233,9 @@ func (s *Sim) shutdownLXC(c *call) (any, error) {
 	node, vmid := c.str("node"), c.intParam("vmid", 0)
 	if !ctRunningOn(c) {
 		return nil, errorf("CT %d not running", vmid)
+	}
+	if upid, handled, err := s.haStopRequest(c, LXC, true); handled {
+		return upid, err
 	}
 	cl := c.cluster
 	t := s.startWorker(node, "vzshutdown", itoa(vmid), c.user, workerSpec{

@@ -255,6 +255,9 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cl.haManaged(g.VMID) {
+		return s.haMigrateTask(c, g, target), nil
+	}
 	withLocal, online := c.boolParam("with-local-disks"), c.boolParam("online")
 	vmid := g.VMID
 	// The worker runs prepare under lock_config (QemuMigrate.pm lock_vm):

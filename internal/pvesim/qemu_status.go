@@ -118,7 +118,7 @@ func (s *Sim) qemuStatusCurrent(c *call) (any, error) {
 		return nil, err
 	}
 	st := s.vmStatus(c.cluster, g, true)
-	st["ha"] = map[string]any{"managed": 0}
+	st["ha"] = haServiceStatus(c.cluster, g)
 	c.cluster.conf.statusDisplayFields(st, g.Config)
 	if agent, ok := g.Config["agent"]; ok {
 		if props, msg := c.cluster.conf.qemu.PropertyString("agent", agent); msg == "" && props["enabled"] == "1" {
@@ -156,6 +156,9 @@ func (s *Sim) startQemu(c *call) (any, error) {
 	}
 	node, vmid, skiplock := c.str("node"), c.intParam("vmid", 0), c.boolParam("skiplock")
 	cl := c.cluster
+	if cl.haManaged(vmid) && c.str("stateuri") == "" {
+		return s.haStartTask(c, QEMU, vmid), nil
+	}
 	// vm_start's checks run under lock_config at the start of the worker;
 	// the guest runs once the worker is done.
 	t := s.startWorker(node, "qmstart", itoa(vmid), c.user, workerSpec{
@@ -295,6 +298,11 @@ func (s *Sim) stopQemu(c *call) (any, error) {
 	if err := rootOnly(c, "skiplock", "keepActive", "migratedfrom"); err != nil {
 		return nil, err
 	}
+	if c.str("migratedfrom") == "" {
+		if upid, handled, err := s.haStopRequest(c, QEMU, false); handled {
+			return upid, err
+		}
+	}
 	return s.stopTask(c, "qmstop"), nil
 }
 
@@ -341,6 +349,9 @@ func (s *Sim) shutdownQemu(c *call) (any, error) {
 	}
 	if pausedOn(c) && !c.boolParam("forceStop") {
 		return nil, errorf("VM is paused - cannot shutdown")
+	}
+	if upid, handled, err := s.haStopRequest(c, QEMU, true); handled {
+		return upid, err
 	}
 	return s.stopTask(c, "qmshutdown"), nil
 }

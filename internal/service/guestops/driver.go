@@ -229,7 +229,8 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 	loadOrigin(ctx, req.Private, resp.Private, attrs, diags)
 	vmid := attrs.vmid()
 	declaredOnly := attrs.inherits() || keepsDeclaredOnly(ctx, req.State)
-	live, found := d.API.Read(ctx, attrs.Node.ValueString(), vmid, diags)
+	declared := attrs.Node.ValueString()
+	live, found := d.API.Read(ctx, d.API.NodeOf(ctx, req.Private, declared), vmid, diags)
 	if !found {
 		// An unreachable node keeps the prior state (with a warning).
 		if !diags.HasError() && !live.Unreachable {
@@ -248,7 +249,7 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		d.API.UnreadableConfig(diags, live.Node, vmid, err)
 		return
 	}
-	*attrs.Node = types.StringValue(live.Node)
+	*attrs.Node = types.StringValue(d.API.followHA(ctx, declared, vmid, live, req.Private, resp.Private, diags))
 	if noter, ok := d.Hooks.(ReadNoter[M]); ok {
 		noter.NoteRead(ctx, live, &state, resp.Private, diags)
 	}
@@ -297,7 +298,9 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 	defer cancel()
 
 	vmid := prior.vmid()
-	node := prior.Node.ValueString()
+	declared := prior.Node.ValueString()
+	// Where the guest is: HA may have moved it off the declared node.
+	node := d.API.NodeOf(ctx, req.Private, declared)
 	// One guest's changes never interleave with the provider's other work
 	// on it, such as a clone of it.
 	unlock, ok := d.API.HoldGuest(ctx, vmid, diags)
@@ -315,11 +318,14 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 
-	if target := planned.Node.ValueString(); target != node {
-		if !d.API.Migrate(ctx, node, vmid, target, diags) {
+	target := planned.Node.ValueString()
+	if target != declared {
+		// A guest HA already put on target stays where it is.
+		if target != node && !d.API.Migrate(ctx, node, vmid, target, diags) {
 			return
 		}
 		node = target
+		settleHANode(ctx, req.Private, resp.Private, diags)
 		// Record the move at once: a later step may fail.
 		diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), node)...)
 	}
@@ -339,6 +345,10 @@ func (d Driver[M]) Update(ctx context.Context, req resource.UpdateRequest, resp 
 		return
 	}
 	d.SaveReadBack(ctx, &resp.State, resp.Private, req.Plan.Raw, node, vmid, &plan, &state, diags)
+	if node != target && !diags.HasError() {
+		// State keeps the declared node of a guest HA moved.
+		diags.Append(resp.State.SetAttribute(ctx, path.Root("node"), target)...)
+	}
 }
 
 // Delete destroys the guest unless it is protected, or unless another
@@ -357,10 +367,11 @@ func (d Driver[M]) Delete(ctx context.Context, req resource.DeleteRequest, resp 
 	}
 	defer cancel()
 
-	if d.API.StrangerAt(ctx, req.Private, attrs.Node.ValueString(), attrs.vmid(), diags) {
+	node := d.API.NodeOf(ctx, req.Private, attrs.Node.ValueString())
+	if d.API.StrangerAt(ctx, req.Private, node, attrs.vmid(), diags) {
 		return
 	}
-	d.API.Delete(ctx, attrs.Node.ValueString(), attrs.vmid(), attrs.Protection.ValueBool(), diags)
+	d.API.Delete(ctx, node, attrs.vmid(), attrs.Protection.ValueBool(), diags)
 	if cleaner, ok := d.Hooks.(DeleteCleaner[M]); ok {
 		cleaner.AfterDelete(ctx, &state, diags)
 	}

@@ -111,15 +111,17 @@ var qemuFacts = &typeFacts{
 	createSources:  "`clone`, `restore` and a disk's `import_from`",
 	keepDetachedHint: "To keep one, move it to another VM first: qm disk move %[1]d unusedN --target-vmid TARGET_VMID --target-disk unusedN " +
 		"(PVE's API: POST /nodes/NODE/qemu/%[1]d/move_disk with disk, target-vmid and target-disk).",
-	nodeDescription: "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it.",
+	nodeDescription: "Node the VM runs on. Changing it migrates the VM (online when it runs, with its local disks); it never replaces it. " +
+		"A VM under HA that HA moved elsewhere keeps this node in state and plans no migration back; changing it asks HA to migrate the VM.",
 	templateNodeDescription: "Node the VM template is on. Changing it migrates the template; it never runs, so the migration is offline " +
 		"and copies its disks on node-local storage to the new node, which PVE refuses while linked clones use them. " +
 		"It never replaces the template.",
 	protectionDescription: "Protect the VM and its disks from removal. A protected VM cannot be destroyed: set it to false and apply first.",
 	purgeDescription: "When a disk is removed from `disks`, destroy its volume. Defaults to false: the disk is detached and PVE keeps it as `unusedN` with its data, " +
 		"until the VM is destroyed, which deletes its `unusedN` volumes too (move one to another VM first to keep it).",
-	startedDescription: "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started.",
-	statusDescription:  "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`.",
+	startedDescription: "Whether the VM runs. Defaults to true: a new VM is started after creation. A paused VM counts as started. " +
+		"Under HA, the HA resource's state governs power: a change here becomes a request to HA that also sets that state.",
+	statusDescription: "What the VM is doing: `running`, `stopped`, `paused`, `suspended`, `prelaunch`, `hibernated`.",
 }
 
 var lxcFacts = &typeFacts{
@@ -152,14 +154,16 @@ var lxcFacts = &typeFacts{
 	keepDetachedHint: "To keep one, move it to another container first: pct move-volume %[1]d unusedN TARGET_VMID mpN " +
 		"(PVE's API: POST /nodes/NODE/lxc/%[1]d/move_volume with volume, target-vmid and target-volume).",
 	nodeDescription: "Node the container runs on. Changing it migrates the container (a running one is shut down, moved and started again: " +
-		"PVE has no live migration for containers, and the plan warns of the restart); it never replaces it.",
+		"PVE has no live migration for containers, and the plan warns of the restart); it never replaces it. " +
+		"A container under HA that HA moved elsewhere keeps this node in state and plans no migration back; changing it asks HA to move the container.",
 	templateNodeDescription: "Node the container template is on. Changing it migrates the template; it never runs, so the migration is offline " +
 		"and copies its volumes on node-local storage to the new node. It never replaces the template.",
 	protectionDescription: "Protect the container and its volumes from removal. A protected container cannot be destroyed, nor its mount points changed: set it to false and apply first.",
 	purgeDescription: "When a mount point is removed from `mount_points`, destroy its volume. Defaults to false: the mount point is detached and PVE keeps its volume as `unusedN` with its data, " +
 		"until the container is destroyed, which deletes its `unusedN` volumes too (move one to another container first to keep it).",
-	startedDescription: "Whether the container runs. Defaults to true: a new container is started after creation.",
-	statusDescription:  "What the container is doing: `running` or `stopped`.",
+	startedDescription: "Whether the container runs. Defaults to true: a new container is started after creation. " +
+		"Under HA, the HA resource's state governs power: a change here becomes a request to HA that also sets that state.",
+	statusDescription: "What the container is doing: `running` or `stopped`.",
 }
 
 // The four guest kinds; the templates' are W17's.

@@ -50,6 +50,17 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 		return Live{}, false
 	}
 	if pveapi.IsNodeUnreachable(err) {
+		// A guest HA recovered from a failed node runs elsewhere: the
+		// cluster-wide listing names its node.
+		if moved := a.movedFrom(ctx, node, vmid); moved != "" {
+			node = moved
+			config, err = a.Config(ctx, node, vmid)
+		}
+	}
+	if pveapi.IsNotFound(err) {
+		return Live{}, false
+	}
+	if pveapi.IsNodeUnreachable(err) {
 		return a.unreachable(node, vmid, err, diags), false
 	}
 	if err != nil {
@@ -68,6 +79,16 @@ func (a API) Read(ctx context.Context, node string, vmid int, diags *diag.Diagno
 		return Live{}, false
 	}
 	return Live{Node: node, Config: config, Status: status}, true
+}
+
+// movedFrom is the node the cluster-wide listing has the guest on when
+// that is not node, else "". A failed lookup is no answer.
+func (a API) movedFrom(ctx context.Context, node string, vmid int) string {
+	guest, exists, err := a.Client.FindGuest(ctx, vmid)
+	if err != nil || !exists || guest.Type != a.Kind.Type || guest.Node == node {
+		return ""
+	}
+	return guest.Node
 }
 
 // unreachable warns that a guest's node did not answer a refresh; the guest
@@ -155,12 +176,16 @@ func (a API) ChangePool(ctx context.Context, vmid int, from, to types.String, di
 // Migrate moves the guest to target. A running VM migrates online,
 // copying its disks on node-local storage; a running container, which PVE
 // cannot move live, is shut down, moved and started again (restart mode).
+// An HA-managed guest is moved by HA, on request (migrateHA).
 func (a API) Migrate(ctx context.Context, node string, vmid int, target string, diags *diag.Diagnostics) bool {
 	summary := "Unable To Migrate " + a.Kind.Title
 	status, err := a.Status(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read "+a.Kind.Title+" Status", err)
 		return false
+	}
+	if status.HA.Managed {
+		return a.migrateHA(ctx, node, vmid, target, diags)
 	}
 	running := status.Status == pveapi.PowerRunning
 	upid, ok := a.Kind.migrate(a, ctx, node, vmid, target, running, summary, diags)

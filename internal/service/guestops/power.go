@@ -28,6 +28,9 @@ const (
 const (
 	minShutdownWait = 10 * time.Second
 	maxShutdownWait = 5 * time.Minute
+	// haStopSlack is how much longer than its timeout an HA shutdown
+	// request is waited for: HA acts at its next rounds.
+	haStopSlack = 30 * time.Second
 )
 
 // PowerAction runs one power task and waits for it. Where the action takes
@@ -50,7 +53,29 @@ func (a API) PowerAction(ctx context.Context, node string, vmid int, action stri
 		fwutil.AddAPIError(diags, summary, err)
 		return false
 	}
-	return fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("%s of %s %d", action, a.Kind.Noun, vmid), summary, diags)
+	if !fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("%s of %s %d", action, a.Kind.Noun, vmid), summary, diags) {
+		return false
+	}
+	if !pveapi.IsHARequestTask(upid) || action == ActionReboot {
+		return true
+	}
+	// PVE passed the request to HA: the task ended before the guest
+	// changed state. A guest HA let go of meanwhile is acted on directly.
+	waitCtx := ctx
+	if action == ActionShutdown {
+		// HA stops the guest itself once the shutdown timeout has passed
+		// (pve-ha-manager src/PVE/HA/Resources/PVEVM.pm shutdown:
+		// forceStop); past that, the caller's stop follows.
+		seconds, _ := strconv.Atoi(params.Get("timeout"))
+		var cancel context.CancelFunc
+		waitCtx, cancel = context.WithTimeout(ctx, time.Duration(seconds)*time.Second+haStopSlack)
+		defer cancel()
+	}
+	done, unmanaged := a.awaitHAPower(waitCtx, node, vmid, action == ActionStart, summary, diags)
+	if unmanaged {
+		return a.PowerAction(ctx, node, vmid, action, params, diags)
+	}
+	return done
 }
 
 // PowerOff shuts the guest down gracefully within part of the timeout,

@@ -142,7 +142,7 @@ func (a API) WarnDestroyDetached(ctx context.Context, node string, vmid int, dia
 // WarnDestroyPlan is WarnDestroyDetached for the guest in state, on the
 // destroy plan (the plan is null): ModifyPlan's way to say what a destroy
 // deletes beyond what state shows.
-func (a API) WarnDestroyPlan(ctx context.Context, state tfsdk.State, diags *diag.Diagnostics) {
+func (a API) WarnDestroyPlan(ctx context.Context, state tfsdk.State, private PrivateGetter, diags *diag.Diagnostics) {
 	if a.Client == nil || state.Raw.IsNull() {
 		return
 	}
@@ -152,7 +152,7 @@ func (a API) WarnDestroyPlan(ctx context.Context, state tfsdk.State, diags *diag
 		!Known(node) || !Known(vmid) {
 		return
 	}
-	a.WarnDestroyDetached(ctx, node.ValueString(), int(vmid.ValueInt64()), diags)
+	a.WarnDestroyDetached(ctx, a.NodeOf(ctx, private, node.ValueString()), int(vmid.ValueInt64()), diags)
 }
 
 // ReplacesSection is the part of a guest resource's description that lists

@@ -25,10 +25,11 @@ func (r *containerResource) CheckConfig(m *containerModel) []guestops.Issue {
 // when an update may change it.
 func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		r.api.WarnDestroyPlan(ctx, req.State, &resp.Diagnostics)
+		r.api.WarnDestroyPlan(ctx, req.State, req.Private, &resp.Diagnostics)
 		return
 	}
 	r.api.CheckPlacement(ctx, req, resp)
+	r.api.CheckHA(ctx, req, resp)
 	plan, okPlan := guestops.ReadModel[containerModel](ctx, req.Plan)
 	if !okPlan {
 		return
@@ -58,11 +59,13 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	} else {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 		guestops.AddIssues(&resp.Diagnostics, createOnlyWarnings(state, plan))
-		r.checkVanishedMounts(ctx, req, resp, state, plan)
-		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
-		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(state, plan))
+		// Where the container is: HA may have moved it off the declared node.
+		node := r.api.NodeOf(ctx, req.Private, state.Node.ValueString())
+		r.checkVanishedMounts(ctx, req, resp, node, state, plan)
+		r.checkMigration(ctx, node, state, plan, &resp.Diagnostics)
+		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(node, state, plan))
 	}
-	prior := r.warnReplacement(ctx, state, plan, &resp.Diagnostics)
+	prior := r.warnReplacement(ctx, req.Private, state, plan, &resp.Diagnostics)
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
 		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(prior, plan, client.Principal()))
 	}

@@ -25,11 +25,11 @@ import (
 
 // checkMigration adds the migration blockers when the plan changes node:
 // two requests, made only then.
-func (r *containerResource) checkMigration(ctx context.Context, state, plan *containerModel, diags *diag.Diagnostics) {
-	if state == nil || plan == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) || r.api.Client == nil {
+func (r *containerResource) checkMigration(ctx context.Context, node string, state, plan *containerModel, diags *diag.Diagnostics) {
+	if state == nil || plan == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) || plan.Node.ValueString() == node || r.api.Client == nil {
 		return
 	}
-	node, target, vmid := state.Node.ValueString(), plan.Node.ValueString(), int(state.VMID.ValueInt64())
+	target, vmid := plan.Node.ValueString(), int(state.VMID.ValueInt64())
 	config, err := r.api.Config(ctx, node, vmid)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To Read Container", err)

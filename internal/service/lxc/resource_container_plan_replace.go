@@ -29,7 +29,7 @@ func replacements(state, plan *containerModel) []guestops.Replacement {
 // volumes destroyed, and returns the container the plan starts from: state
 // for an update, nil for a create, a replacement included (what PVE
 // checks then is what it checks at create).
-func (r *containerResource) warnReplacement(ctx context.Context, state, plan *containerModel, diags *diag.Diagnostics) *containerModel {
+func (r *containerResource) warnReplacement(ctx context.Context, private guestops.PrivateGetter, state, plan *containerModel, diags *diag.Diagnostics) *containerModel {
 	if state == nil {
 		return nil
 	}
@@ -37,6 +37,6 @@ func (r *containerResource) warnReplacement(ctx context.Context, state, plan *co
 	if len(why) == 0 {
 		return state
 	}
-	r.api.WarnReplacement(ctx, state.Node.ValueString(), state.vmid(), why, diags)
+	r.api.WarnReplacement(ctx, r.api.NodeOf(ctx, private, state.Node.ValueString()), state.vmid(), why, diags)
 	return nil
 }

@@ -16,12 +16,12 @@ import (
 // migrated in restart mode"), which shuts it down, moves it and starts it
 // on the target (phase3_cleanup). guestops.API.Migrate asks for that mode
 // whenever the container runs.
-func migrationRestartWarning(state, plan *containerModel) []guestops.Issue {
-	if state == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) ||
+func migrationRestartWarning(from string, state, plan *containerModel) []guestops.Issue {
+	if state == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) || plan.Node.ValueString() == from ||
 		state.Status.ValueString() != pveapi.PowerRunning {
 		return nil
 	}
-	from, to := state.Node.ValueString(), plan.Node.ValueString()
+	to := plan.Node.ValueString()
 	detail := fmt.Sprintf("Container %d runs on %s, and node changes to %s. PVE cannot move a running container live: "+
 		"the migration shuts it down (waiting for a clean shutdown), moves it and starts it again on %s. "+
 		"Its services are down meanwhile and its processes start afresh.", state.VMID.ValueInt64(), from, to, to)

@@ -13,8 +13,8 @@ import (
 // checkVanishedMounts warns when the plan makes a new, empty mount point
 // in a slot whose volume was removed outside Terraform. Re-attaching one
 // needs its path in the container: the planned one, when known.
-func (r *containerResource) checkVanishedMounts(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state, plan *containerModel) {
-	node, vmid := state.Node.ValueString(), state.vmid()
+func (r *containerResource) checkVanishedMounts(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, node string, state, plan *containerModel) {
+	vmid := state.vmid()
 	reattach := func(slot, volid string) string {
 		guestPath := "PATH"
 		if mp, ok := plan.MountPoints[slot]; ok && guestops.Known(mp.Path) {

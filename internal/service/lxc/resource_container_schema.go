@@ -48,7 +48,7 @@ func containerSchema(ctx context.Context) schema.Schema {
 			"and changing them is only recorded; root's password and SSH keys are applied only then. " +
 			"Plans refuse what would lose data (shrinking a volume, moving a mount point between slots, re-pointing a bind mount) " +
 			"and, under an API token, what PVE reserves to root@pam (feature flags other than nesting, bind mounts). " + guestops.UndeclaredSettings +
-			guestops.ReplacesSection(guestops.Container, guestops.VMIDFixed, unprivilegedFixed),
+			guestops.ReplacesSection(guestops.Container, guestops.VMIDFixed, unprivilegedFixed) + guestops.HASection(guestops.Container),
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.Container), map[string]schema.Attribute{
 			"clone":   guestops.CloneAttribute(guestops.Container),
 			"restore": guestops.RestoreAttribute(guestops.Container, "clone", "os_template"),

@@ -24,7 +24,7 @@ func (r *vmResource) CheckConfig(m *vmModel) []guestops.Issue {
 // when the configuration leaves it to PVE and devices come or go (W28).
 func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
-		r.api.WarnDestroyPlan(ctx, req.State, &resp.Diagnostics)
+		r.api.WarnDestroyPlan(ctx, req.State, req.Private, &resp.Diagnostics)
 		return
 	}
 	// Decoding a whole model is most of this method's cost: each is
@@ -47,15 +47,18 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 	}
 	r.checkCloudInitStorage(ctx, req, resp)
 	r.api.CheckPlacement(ctx, req, resp)
+	r.api.CheckHA(ctx, req, resp)
 	if creating {
 		return
 	}
 	if okPlan && okState {
 		guestops.AddIssues(&resp.Diagnostics, checkPlan(state, plan))
 		guestops.AddIssues(&resp.Diagnostics, checkCloudInitSlotMove(state, plan))
-		r.checkMigration(ctx, state, plan, &resp.Diagnostics)
-		r.checkVanishedDisks(ctx, req, resp, state, plan)
-		r.api.WarnReplacement(ctx, state.Node.ValueString(), state.vmid(), guestops.VMIDReplacement(state.VMID, plan.VMID), &resp.Diagnostics)
+		// Where the VM is: HA may have moved it off the declared node.
+		node := r.api.NodeOf(ctx, req.Private, state.Node.ValueString())
+		r.checkMigration(ctx, node, state, plan, &resp.Diagnostics)
+		r.checkVanishedDisks(ctx, req, resp, node, state, plan)
+		r.api.WarnReplacement(ctx, node, state.vmid(), guestops.VMIDReplacement(state.VMID, plan.VMID), &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() || unchanged {
 		return

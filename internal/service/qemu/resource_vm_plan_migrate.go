@@ -93,10 +93,12 @@ func migrationBlockers(config pveapi.GuestConfig, shared, available map[string]b
 	return issues
 }
 
-// checkMigration adds the migration blockers when the plan changes node.
-func (r *vmResource) checkMigration(ctx context.Context, state, plan *vmModel, diags *diag.Diagnostics) {
-	if state == nil || plan == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) || r.api.Client == nil {
+// checkMigration adds the migration blockers when the plan changes node
+// and the VM is elsewhere than the new node (from: HA may have put it
+// there already).
+func (r *vmResource) checkMigration(ctx context.Context, from string, state, plan *vmModel, diags *diag.Diagnostics) {
+	if state == nil || plan == nil || !guestops.Known(plan.Node) || plan.Node.Equal(state.Node) || plan.Node.ValueString() == from || r.api.Client == nil {
 		return
 	}
-	guestops.AddIssues(diags, r.migrationIssues(ctx, state.Node.ValueString(), plan.Node.ValueString(), int(state.VMID.ValueInt64()), plan, diags))
+	guestops.AddIssues(diags, r.migrationIssues(ctx, from, plan.Node.ValueString(), int(state.VMID.ValueInt64()), plan, diags))
 }

@@ -12,8 +12,8 @@ import (
 
 // checkVanishedDisks warns when the plan makes a new, empty disk in a
 // slot whose disk was removed outside Terraform.
-func (r *vmResource) checkVanishedDisks(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, state, plan *vmModel) {
-	node, vmid := state.Node.ValueString(), state.vmid()
+func (r *vmResource) checkVanishedDisks(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, node string, state, plan *vmModel) {
+	vmid := state.vmid()
 	reattach := func(slot, volid string) string {
 		return fmt.Sprintf("qm set %d --%s %s on node %s", vmid, slot, volid, node)
 	}

@@ -56,7 +56,7 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"Everything PVE can change in place is changed in place: hardware, disks (added, grown, options, moved to another storage), " +
 			"network devices, tags, pool, protection, power, and the node (by migration). Plans refuse what would lose data: shrinking a disk, " +
 			"moving a live disk between slots, re-importing a live disk. " + guestops.UndeclaredSettings +
-			guestops.ReplacesSection(guestops.VM, guestops.VMIDFixed),
+			guestops.ReplacesSection(guestops.VM, guestops.VMIDFixed) + guestops.HASection(guestops.VM),
 		Attributes: guestops.WithAttributes(guestops.CommonAttributes(ctx, guestops.VM), map[string]schema.Attribute{
 			"clone":   guestops.CloneAttribute(guestops.VM),
 			"restore": guestops.RestoreAttribute(guestops.VM, "clone"),

@@ -1,0 +1,70 @@
+package qemu_test
+
+import (
+	"context"
+	"net/url"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+)
+
+// A refresh of a VM HA moved after its node failed warns once, keeps the
+// declared node in state and plans nothing; the next refresh is quiet. A
+// change of started of the HA-managed VM warns that HA's resource state
+// governs its power.
+func TestVMMovedByHAWarnsOnceAndPlansNothing(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	protocolVM(t, p)
+	ctx := context.Background()
+	state := p.Import(t, "pve_vm", "100")
+	if err := p.Client.Post(ctx, "/cluster/ha/resources", url.Values{"sid": {"vm:100"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		p.Sim.HAStep()
+	}
+	if err := p.Sim.SetNodeOffline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		p.Sim.HAStep()
+	}
+	if g, _ := p.Sim.Guest(100); g.Node == "pve1" {
+		t.Fatal("HA did not recover the VM")
+	}
+
+	first := p.ReadResponse(t, "pve_vm", state, nil)
+	acctest.WantAll(t, "the move warning", acctest.Warning(first.Diagnostics, "VM 100 Moved By HA"),
+		"HA moved VM 100 from pve1 to pve2", "plans no migration back", "`node` stays pve1", "requested through HA")
+	var attrs map[string]tftypes.Value
+	if err := p.StateValue(t, "pve_vm", first.NewState).As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	var node string
+	if err := attrs["node"].As(&node); err != nil || node != "pve1" {
+		t.Fatalf("state node = %q (%v), want the declared pve1", node, err)
+	}
+
+	second := p.ReadResponse(t, "pve_vm", first.NewState, first.Private)
+	if w := acctest.Warning(second.Diagnostics, "VM 100 Moved By HA"); w != "" {
+		t.Errorf("the second refresh warns again: %s", w)
+	}
+
+	config := p.ConfigFromState(t, "pve_vm", second.NewState)
+	plan := p.PlanResponseWithPrivate(t, "pve_vm", second.NewState, config, second.Private)
+	if len(plan.RequiresReplace) != 0 {
+		t.Fatalf("plan replaces: %v", plan.RequiresReplace)
+	}
+	planned := p.StateValue(t, "pve_vm", plan.PlannedState)
+	if prior := p.StateValue(t, "pve_vm", second.NewState); !planned.Equal(prior) {
+		t.Errorf("plan after HA's move is not empty:\nprior   %v\nplanned %v", prior, planned)
+	}
+
+	stop := p.PlanResponseWithPrivate(t, "pve_vm", second.NewState,
+		p.WithAttribute(t, "pve_vm", config, "started", tftypes.NewValue(tftypes.Bool, false)), second.Private)
+	acctest.WantAll(t, "the power warning", acctest.Warning(stop.Diagnostics, "VM Power Is Governed By HA"),
+		"VM 100 is HA-managed", "sets the HA resource's state to stopped", "pve_ha_resource")
+}
