@@ -9,7 +9,8 @@ package pvesim
 // PVE::ReplicationConfig::remove_vmid_jobs and
 // PVE::VZDump::Plugin::remove_vmid_from_backup_jobs.
 func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
-	_, _, _ = cl, vmid, t
+	_ = t
+	cl.Replication.removeGuestJobs(vmid)
 }
 
 // destroyReferenceChecks are destroy's early refusals for a guest other
@@ -17,6 +18,10 @@ func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 // qemu-server src/PVE/API2/Qemu.pm destroy_vm $early_checks: HA first,
 // then PVE::ReplicationConfig::check_for_existing_jobs.
 func destroyReferenceChecks(cl *Cluster, g *Guest, purge bool) error {
-	_, _, _ = cl, g, purge
+	if !purge {
+		if err := cl.Replication.existingJobsError(g.VMID); err != nil {
+			return err
+		}
+	}
 	return nil
 }
