@@ -20,6 +20,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
+	"github.com/proxops/terraform-provider-pve/internal/service/replication"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 )
 
@@ -119,6 +120,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewRoleResource,
 		access.NewACLResource,
 		access.NewRealmResource,
+		replication.NewJobResource,
 	}
 }
 
