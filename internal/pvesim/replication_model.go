@@ -256,15 +256,20 @@ func replicatableVolumes(cl *Cluster, g *Guest) ([]string, error) {
 }
 
 // replicationNextEvent is compute_next_event for a job's schedule: the
-// first event strictly after last.
-//
-// FOLLOW-UP (inferred): until the calendar-event grammar lands in
-// pvegrammar, every schedule runs as PVE's default "*/15" does: at each
-// quarter hour. Listed in INFERRED.md.
+// first event strictly after last, 0 when there is none. The nodes' time
+// zone is UTC.
+// pve-guest-common src/PVE/ReplicationState.pm job_status
+// (parse_calendar_event, compute_next_event ... // 0)
 func replicationNextEvent(schedule string, last int64) int64 {
-	_ = schedule
-	const quarter = 15 * 60
-	return (last/quarter + 1) * quarter
+	ev, msg := pvegrammar.ParseCalendarEvent(strings.TrimFunc(schedule, pvegrammar.IsPerlSpace))
+	if msg != "" {
+		return 0
+	}
+	next, ok := ev.NextEvent(last, time.UTC)
+	if !ok {
+		return 0
+	}
+	return next
 }
 
 // defaultReplicationSchedule is the schedule option's default.

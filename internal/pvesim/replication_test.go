@@ -170,8 +170,21 @@ func TestReplicationRunAndStatus(t *testing.T) {
 	if want := float64((synced/900 + 1) * 900); st["next_sync"] != want {
 		t.Errorf("next_sync = %v, want %v", st["next_sync"], want)
 	}
+	// Another schedule: the next 12:30 (the nodes' time zone is UTC).
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "100-1", "target", "pve3", "schedule", "12:30")).wantOK(t)
+	clock.Advance(time.Minute)
+	a := e.call(t, http.MethodGet, "/nodes/pve1/replication/100-1/status", nil)
+	var st1 map[string]any
+	a.decode(t, &st1)
+	if want := float64(time.Date(2026, 5, 20, 12, 30, 0, 0, time.UTC).Unix()); st1["next_sync"] != want || st1["last_sync"] == float64(0) {
+		t.Errorf("job 100-1: %v, want next_sync %v", st1, want)
+	}
+	// The schema checks the calendar event.
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "100-2", "target", "pve3", "schedule", "fry 25:00")).
+		wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
+
 	var log []map[string]any
-	a := e.call(t, http.MethodGet, "/nodes/pve1/replication/100-0/log", nil)
+	a = e.call(t, http.MethodGet, "/nodes/pve1/replication/100-0/log", nil)
 	a.decode(t, &log)
 	if len(log) < 3 || log[0]["n"] != float64(1) || a.total != len(log) {
 		t.Fatalf("log = %v (total %d)", log, a.total)
@@ -198,8 +211,12 @@ func TestReplicationRunAndStatus(t *testing.T) {
 	}
 	var list []map[string]any
 	e.call(t, http.MethodGet, "/nodes/pve1/replication", form("guest", "100")).decode(t, &list)
-	if len(list) != 1 || list[0]["id"] != "100-0" {
+	if len(list) != 2 || list[0]["id"] != "100-0" || list[1]["id"] != "100-1" {
 		t.Errorf("node list = %v", list)
+	}
+	e.call(t, http.MethodGet, "/nodes/pve1/replication", form("guest", "101")).decode(t, &list)
+	if len(list) != 0 {
+		t.Errorf("node list of guest 101 = %v", list)
 	}
 }
 

@@ -98,6 +98,7 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Optional: true,
 				Validators: []validator.String{
 					stringvalidator.LengthBetween(1, wire.MaxReplicationScheduleLength),
+					fwutil.Problem(wire.CalendarEventProblem, "must be a PVE calendar event"),
 				},
 			},
 			"rate": schema.Float64Attribute{
