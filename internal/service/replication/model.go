@@ -27,8 +27,15 @@ type jobModel struct {
 }
 
 // fromAPI sets what PVE holds of the job. Options PVE does not store are
-// null (PVE's defaults are not copied into state).
+// null (PVE's defaults are not copied into state). A job PVE turned around
+// after its guest moved to the target keeps the declared target.
 func (m *jobModel) fromAPI(j *pveapi.ReplicationJob) {
+	declared := m.Target
+	defer func() {
+		if followedGuest(declared, m.Target, m.Source) {
+			m.Target = declared
+		}
+	}()
 	vmid, jobnum, err := wire.ParseReplicationJobID(j.ID)
 	if err == nil {
 		m.VMID = types.Int64Value(int64(vmid))
@@ -131,4 +138,18 @@ func firstFreeJobNumber(jobs []pveapi.ReplicationJob, vmid int) int {
 		n++
 	}
 	return n
+}
+
+// followedGuest tells whether PVE turned a job around, as it does when the
+// guest moves to the job's target node (pve-guest-common
+// src/PVE/ReplicationConfig.pm switch_replication_job_target_nolock, called
+// by a migration and by ReplicationState.pm job_status on the guest's new
+// node): the job now replicates from the declared target (its source) back
+// to the node the guest left. The plan then stays empty, and the job goes
+// on protecting the guest wherever it runs.
+func followedGuest(declared, target, source types.String) bool {
+	if declared.IsNull() || declared.IsUnknown() {
+		return false
+	}
+	return source.Equal(declared) && !target.Equal(declared)
 }

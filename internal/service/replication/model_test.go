@@ -68,3 +68,20 @@ func TestFirstFreeJobNumber(t *testing.T) {
 		t.Errorf("guest 101: %d", got)
 	}
 }
+
+func TestFollowedGuest(t *testing.T) {
+	t.Parallel()
+	s := types.StringValue
+	if !followedGuest(s("pve2"), s("pve1"), s("pve2")) {
+		t.Error("a job turned around after its guest moved to pve2 is not recognised")
+	}
+	for _, tc := range [][3]types.String{
+		{s("pve2"), s("pve2"), s("pve1")},          // as declared
+		{s("pve2"), s("pve3"), s("pve1")},          // changed outside Terraform
+		{types.StringNull(), s("pve1"), s("pve2")}, // import: nothing declared
+	} {
+		if followedGuest(tc[0], tc[1], tc[2]) {
+			t.Errorf("%v taken for a turned-around job", tc)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 const jobType = "pve_replication_job"
@@ -106,5 +107,62 @@ func TestImportRefusesBadID(t *testing.T) {
 		if len(resp.Diagnostics) == 0 || !strings.Contains(resp.Diagnostics[0].Detail, "<vmid>-<job number>") {
 			t.Errorf("import %q: %v", id, resp.Diagnostics)
 		}
+	}
+}
+
+// When the guest moves to the job's target, PVE turns the job around
+// (pve-guest-common src/PVE/ReplicationState.pm job_status,
+// ReplicationConfig.pm switch_replication_job_target_nolock). The refresh
+// keeps the declared target and the next plan is empty: no replacement
+// that would fight the move (an HA recovery, a migration).
+func TestJobFollowsItsGuest(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	addZFS(t, p.Sim)
+	createVM(t, p.Client, 100, "local-zfs:4")
+	ctx := context.Background()
+	if err := p.Client.CreateReplicationJob(ctx, "100-0", "pve2", nil); err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, jobType, "100-0")
+	config := p.ConfigFromState(t, jobType, state)
+
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.Guests[100].Node = "pve2"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	p.Sim.RunReplication()
+	job, err := p.Client.GetReplicationJob(ctx, "100-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if job.Target != "pve1" || job.Source != "pve2" {
+		t.Fatalf("PVE did not turn the job around: %+v", job)
+	}
+
+	refreshed := p.Read(t, jobType, state, nil)
+	got := p.StateValue(t, jobType, refreshed)
+	var attrs map[string]tftypes.Value
+	if err := got.As(&attrs); err != nil {
+		t.Fatal(err)
+	}
+	var target, source string
+	_ = attrs["target"].As(&target)
+	_ = attrs["source"].As(&source)
+	if target != "pve2" || source != "pve2" {
+		t.Errorf("refreshed target %q source %q, want the declared pve2 and the guest's node pve2", target, source)
+	}
+	resp := p.PlanResponse(t, jobType, refreshed, config)
+	if len(resp.RequiresReplace) != 0 || len(resp.Diagnostics) != 0 {
+		t.Errorf("plan after the move: replace %v, diagnostics %v", resp.RequiresReplace, resp.Diagnostics)
+	}
+	planned, err := resp.PlannedState.Unmarshal(got.Type())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !planned.Equal(got) {
+		t.Errorf("plan after the move is not empty:\n%v\n%v", planned, got)
 	}
 }

@@ -61,8 +61,9 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"minute on the guest's node) deletes the replication snapshots and the replicated volumes on the target, then " +
 			"the job. The destroy waits for that, so the same job can be created again in the same apply." +
 			"\n\nWhen the guest moves to the job's target (a migration, or HA after a node failure), PVE turns the job " +
-			"around: the old source becomes the target. The next plan then shows the job replaced; update `target`, or " +
-			"move the guest back." +
+			"around: it then replicates from the target back to the node the guest left. The provider follows that: " +
+			"`target` keeps its declared value, `source` shows the node the guest now runs on (equal to `target` while the " +
+			"job runs in reverse), and the plan stays empty. When the guest moves back, PVE turns the job around again." +
 			"\n\n**Changes that replace the job:** `vmid`, `job_number`, `target` (PVE cannot change a job's target).",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
@@ -119,7 +120,8 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 				Optional:            true,
 			},
 			"source": schema.StringAttribute{
-				MarkdownDescription: "The node PVE replicates from, the guest's node when the job was created or last ran.",
+				MarkdownDescription: "The node PVE replicates from: the guest's node when the job was created or last ran. " +
+					"Equal to `target` after the guest moved to the target node and PVE turned the job around.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},

@@ -130,3 +130,36 @@ func TestAccReplicationJob_lifecycle(t *testing.T) {
 		},
 	})
 }
+
+// PVE 8.4 has the same job API (its permission checks differ: Datastore.Allocate
+// on /storage instead of VM.Replicate on the guest).
+func TestAccReplicationJob_pve84(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "8.4")
+	if tg.Sim == nil {
+		t.Skip("needs a ZFS storage and VM 100 on the simulator")
+	}
+	addZFS(t, tg.Sim)
+	createVM(t, tg.Client, 100, "local-zfs:4")
+	tg.Sim.ReportStats()
+	tg.Sim.SetReplicationInterval(200 * time.Millisecond)
+	addr := "pve_replication_job.test"
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkJobGone(tg, "100-0"),
+		Steps: []resource.TestStep{
+			{
+				Config: jobConfig(tg, "pve2", "  schedule = \"mon..fri 22:00\"\n"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(addr, tfjsonpath.New("id"), knownvalue.StringExact("100-0")),
+				},
+			},
+			{
+				ResourceName:            addr,
+				ImportState:             true,
+				ImportStateId:           "100-0",
+				ImportStateVerify:       true,
+				ImportStateVerifyIgnore: []string{"timeouts"},
+			},
+		},
+	})
+}
