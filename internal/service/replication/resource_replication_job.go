@@ -122,8 +122,8 @@ func (r *jobResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp
 			"source": schema.StringAttribute{
 				MarkdownDescription: "The node PVE replicates from: the guest's node when the job was created or last ran. " +
 					"Equal to `target` after the guest moved to the target node and PVE turned the job around.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"timeouts": timeouts.Attributes(ctx, timeouts.Opts{Delete: true}),
 		},
