@@ -250,3 +250,18 @@ func TestReplicationPermissions(t *testing.T) {
 		})
 	}
 }
+
+// A replicated VM takes new disks only where they can be replicated.
+// qemu-server src/PVE/API2/Qemu.pm update_vm_api $check_replication.
+func TestReplicatedVMRefusesNonReplicatableDisk(t *testing.T) {
+	e := replEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "100-0", "target", "pve2")).wantOK(t)
+	put := func(kv ...string) *answer {
+		return e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form(kv...))
+	}
+	put("scsi1", "local-lvm:4").wantStatus(t, http.StatusInternalServerError, "cannot add non-replicatable volume to a replicated VM")
+	put("scsi1", "local-lvm:4,replicate=0").wantOK(t)
+	put("scsi2", "shared-nfs:4").wantOK(t)
+	put("scsi3", "local-zfs:4").wantOK(t)
+	put("ide2", "local:iso/debian-13-netinst.iso,media=cdrom").wantOK(t)
+}
