@@ -21,6 +21,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
+	"github.com/proxops/terraform-provider-pve/internal/service/replication"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 )
 
@@ -123,6 +124,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		ha.NewGroupResource,
 		ha.NewRuleResource,
 		ha.NewHAResourceResource,
+		replication.NewJobResource,
 	}
 }
 

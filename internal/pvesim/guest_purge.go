@@ -10,6 +10,8 @@ package pvesim
 // PVE::VZDump::Plugin::remove_vmid_from_backup_jobs.
 func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 	haPurgeGuest(cl, vmid, t)
+	_ = t
+	cl.Replication.removeGuestJobs(vmid)
 }
 
 // destroyReferenceChecks are destroy's early refusals for a guest other
@@ -18,4 +20,10 @@ func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 // then PVE::ReplicationConfig::check_for_existing_jobs.
 func destroyReferenceChecks(cl *Cluster, g *Guest, purge bool) error {
 	return haDestroyCheck(cl, g, purge)
+	if !purge {
+		if err := cl.Replication.existingJobsError(g.VMID); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -30,6 +30,9 @@ type Cluster struct {
 	Firewall *FirewallState
 	// HA is the HA stack's configuration and state (ha_model.go).
 	HA *HAState
+	// Replication is replication.cfg and the jobs' run states
+	// (replication_model.go).
+	Replication *ReplicationState
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

@@ -25,9 +25,13 @@ type Options struct {
 	// status, template flag, uptime and usage reach /cluster/resources.
 	// Default 10 s as on PVE; negative reports them live.
 	StatsInterval time.Duration
-	Seed          int64     // seeds PIDs and fault rates
-	AccessLog     io.Writer // one line per request: method, path, status, duration
-	Now           func() time.Time
+	// ReplicationInterval is how often the scheduler runs the due
+	// replication jobs (pvescheduler: every minute, the default); negative
+	// stops it (RunReplication still runs them).
+	ReplicationInterval time.Duration
+	Seed                int64     // seeds PIDs and fault rates
+	AccessLog           io.Writer // one line per request: method, path, status, duration
+	Now                 func() time.Time
 
 	// Privileges restricts identities ("USER@REALM" or
 	// "USER@REALM!TOKENID") to the listed privileges, on every path. An

@@ -54,6 +54,9 @@ func checkDriveParams(c *call, params map[string]string) error {
 				return paramError(map[string]string{key: "explicit 'media=cdrom' is required for iso images"})
 			}
 		}
+		if err := checkReplicatedDrive(c, d); err != nil {
+			return err
+		}
 		params[key] = d.print()
 	}
 	return nil

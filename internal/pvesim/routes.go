@@ -171,6 +171,7 @@ func (s *Sim) registerRoutes() {
 	s.registerFirewallSetRoutes()
 	s.registerHAConfigRoutes()
 	s.registerHAResourceRoutes()
+	s.registerReplicationRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -73,6 +73,9 @@ func New(opts Options) (*Sim, error) {
 	if opts.StatsInterval == 0 {
 		opts.StatsInterval = defaultStatsInterval
 	}
+	if opts.ReplicationInterval == 0 {
+		opts.ReplicationInterval = defaultReplicationInterval
+	}
 	profile, err := lookupProfile(opts.PVEVersion)
 	if err != nil {
 		return nil, err

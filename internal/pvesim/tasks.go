@@ -201,6 +201,7 @@ func (s *Sim) runTaskNow(node, typ, id string, user identity, work func(t *Task)
 // task's effects become visible exactly when its status turns "stopped".
 func (s *Sim) settleTasksLocked() {
 	now := s.now()
+	s.settleReplicationLocked(now)
 	for {
 		t, at := s.nextTaskEvent(now)
 		if tick, ok := s.statsTickBefore(now, t, at); ok {

@@ -266,6 +266,19 @@ var Features = []Feature{
 			{Privileges: []string{"Permissions.Modify"}, Path: rootPath, Note: "`pve_acl` (or on each path an ACL names); without it PVE lets a token grant only privileges it holds itself"},
 		},
 	},
+	{
+		// pve-manager PVE/API2/ReplicationConfig.pm: PVE 9 checks
+		// VM.Replicate on the guest; 8.4's schema Datastore.Allocate on
+		// /storage for create, update and delete.
+		Name:    "replication",
+		Summary: "`pve_replication_job`.",
+		Grants: []Grant{
+			{Privileges: []string{"VM.Audit"}, Path: guestPath, Note: "read a job, and the guest's disks checked at plan time"},
+			{Privileges: []string{"Datastore.Audit"}, Path: storagePath, Note: "the storage types checked at plan time"},
+			{Privileges: []string{"VM.Replicate"}, Path: guestPath, Note: "create, change, delete a job", Only: PVE9},
+			{Privileges: []string{"Datastore.Allocate"}, Path: "/storage", Note: "create, change, delete a job", Only: PVE84},
+		},
+	},
 }
 
 // FeatureNames lists every feature name, in table order.

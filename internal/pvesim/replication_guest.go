@@ -1,0 +1,65 @@
+package pvesim
+
+import (
+	"strconv"
+	"strings"
+)
+
+// checkReplicatedDrive is update_vm's $check_replication: a VM with
+// replication jobs takes a new or changed drive only on a storage that can
+// replicate the drive's format, or on shared storage. CD-ROMs, drives with
+// replicate=0 and the cloud-init allocation pass; a host path is refused.
+// qemu-server src/PVE/API2/Qemu.pm update_vm_api ($check_replication,
+// passed to $check_drive_param); pve-storage storage_can_replicate
+// (src/PVE/Storage/ZFSPoolPlugin.pm: raw and subvol; Plugin.pm: none).
+func checkReplicatedDrive(c *call, d drive) error {
+	vmid, err := strconv.Atoi(c.params["vmid"])
+	if err != nil || c.cluster.Guests[vmid] == nil {
+		return nil
+	}
+	if c.cluster.Replication.existingJobsError(vmid) == nil {
+		return nil
+	}
+	file := d.file()
+	if file == "" || d["replicate"] == "0" || d.isCDROM() {
+		return nil
+	}
+	storeID, volname, ok := cutVolumeID(file)
+	if !ok {
+		return errorf("cannot add non-managed/pass-through volume to a replicated VM")
+	}
+	if volname == "cloudinit" {
+		return nil
+	}
+	st := c.cluster.Storage(storeID)
+	if st == nil {
+		// parse_volume_id passed; storage_config dies on a missing storage.
+		return errorf("storage '%s' does not exist", storeID)
+	}
+	var format string
+	if newDiskPattern.MatchString(file) {
+		format = st.resolveFormat(d["format"])
+	} else if _, info, err := parseVolume(c.cluster, file); err == nil {
+		format = info.format
+		if format == "" && !st.fileStorage() {
+			format = "raw"
+		}
+	}
+	if storageCanReplicate(st) && (format == "raw" || format == "subvol") {
+		return nil
+	}
+	if st.Shared {
+		return nil
+	}
+	return errorf("cannot add non-replicatable volume to a replicated VM")
+}
+
+// cutVolumeID is parse_volume_id with noerr: "STORAGE:VOLNAME" with a
+// storage id that starts with a letter.
+// pve-storage src/PVE/Storage.pm parse_volume_id
+func cutVolumeID(volid string) (storeID, volname string, ok bool) {
+	if !volumeIDPattern.MatchString(volid) {
+		return "", "", false
+	}
+	return strings.Cut(volid, ":")
+}
