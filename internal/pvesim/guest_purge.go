@@ -9,7 +9,8 @@ package pvesim
 // PVE::ReplicationConfig::remove_vmid_jobs and
 // PVE::VZDump::Plugin::remove_vmid_from_backup_jobs.
 func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
-	_, _, _ = cl, vmid, t
+	_ = t
+	cl.removeVMIDFromBackupJobs(vmid)
 }
 
 // destroyReferenceChecks are destroy's early refusals for a guest other

@@ -30,6 +30,8 @@ type Cluster struct {
 	Firewall *FirewallState
 	// HA is the HA stack's configuration and state (ha_model.go).
 	HA *HAState
+	// BackupJobs are jobs.cfg's vzdump jobs (backup_jobs.go).
+	BackupJobs *BackupJobs
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

@@ -169,6 +169,7 @@ func (s *Sim) registerRoutes() {
 	s.registerRealmRoutes()
 	s.registerFirewallRoutes()
 	s.registerFirewallSetRoutes()
+	s.registerBackupJobRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE
