@@ -13,6 +13,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/access"
+	"github.com/proxops/terraform-provider-pve/internal/service/backupjob"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
@@ -119,6 +120,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewRoleResource,
 		access.NewACLResource,
 		access.NewRealmResource,
+		backupjob.NewBackupJobResource,
 	}
 }
 
@@ -138,6 +140,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		access.NewGroupsDataSource,
 		access.NewRolesDataSource,
 		access.NewPermissionsDataSource,
+		backupjob.NewBackupJobsDataSource,
+		backupjob.NewGuestsNotBackedUpDataSource,
 	}
 }
 

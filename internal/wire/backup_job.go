@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Cluster backup jobs (/cluster/backup): the options of a job as they
@@ -171,6 +172,16 @@ func NotesTemplateProblem(t string) string {
 // configIDRE is pve-configid (pve-common JSONSchema.pm parse_config_id).
 var configIDRE = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9_-]+$`)
 
-// IsBackupJobID tells whether s is a job id PVE accepts: pve-configid,
-// at most 64 characters (pve-common src/PVE/Job/Registry.pm).
-func IsBackupJobID(s string) bool { return len(s) <= 64 && configIDRE.MatchString(s) }
+// IsBackupJobID tells whether s is a job id the provider creates: PVE's
+// create takes a pve-configid of up to 64 characters (pve-common
+// src/PVE/Job/Registry.pm), but reads, updates and deletes a job only by
+// an id of at most 50 (pve-backup-jobid, pve-manager PVE/VZDump.pm), so a
+// longer one could not be managed afterwards.
+func IsBackupJobID(s string) bool { return len(s) <= 50 && configIDRE.MatchString(s) }
+
+// IsBackupJobRef tells whether s can name an existing job: pve-backup-jobid,
+// non-blank characters, at most 50. Jobs PVE named itself (a UUID, when a
+// create had no id) are not pve-configids.
+func IsBackupJobRef(s string) bool {
+	return s != "" && len(s) <= 50 && !strings.ContainsFunc(s, unicode.IsSpace)
+}

@@ -71,9 +71,14 @@ func TestNotesTemplateProblem(t *testing.T) {
 }
 
 func TestIsBackupJobID(t *testing.T) {
-	for id, want := range map[string]bool{"backup-1a2b3c4d-5e6f": true, "nightly": true, "a": false, "1abc": false, strings.Repeat("a", 65): false} {
+	for id, want := range map[string]bool{"backup-1a2b3c4d-5e6f": true, "nightly": true, "a": false, "1abc": false, strings.Repeat("a", 51): false} {
 		if IsBackupJobID(id) != want {
 			t.Errorf("%q: want %v", id, want)
+		}
+	}
+	for id, want := range map[string]bool{"8bbdf1e8-9c2e-4d3b-9d2e-1c6f2a3b4c5d": true, "a b": false, "": false, strings.Repeat("a", 51): false} {
+		if IsBackupJobRef(id) != want {
+			t.Errorf("ref %q: want %v", id, want)
 		}
 	}
 }
