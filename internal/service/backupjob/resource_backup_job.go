@@ -275,6 +275,10 @@ func (r *backupJobResource) Update(ctx context.Context, req resource.UpdateReque
 		current.fromOptions(job.Options)
 		from := current.toOptions(ctx, &resp.Diagnostics)
 		err = r.client.UpdateBackupJob(ctx, id, wire.BackupJobDelta(from, to))
+		if err != nil && pveapi.IsBackupJobNotFound(err) {
+			// A purge running beside this apply emptied and deleted it.
+			err = r.client.CreateBackupJob(ctx, id, to)
+		}
 	} else {
 		// PVE deletes a job whose guest list a purge emptied; the
 		// configuration still wants it.
