@@ -537,84 +537,148 @@ func (e CalendarEvent) Next(after time.Time) (time.Time, bool) {
 // second after after, fields are matched from the year down to the second;
 // a field that does not match moves the time to the field's next allowed
 // value (or rolls the field above) and resets the smaller fields. Like PVE
-// it gives up after 1000 steps. Time arithmetic normalises like libc's
-// mktime does for PVE; around daylight-saving changes Go's choice of offset
-// may differ from glibc's.
+// it gives up after 1000 steps. Each move is normalised the way PVE's libc
+// does it (see localMktime), daylight-saving changes included.
 func (e CalendarEvent) NextIn(after time.Time, loc *time.Location) (time.Time, bool) {
 	if e.utc || loc == nil {
 		loc = time.UTC
 	}
-	t := time.Unix(after.Unix()+1, 0).In(loc)
+	c := newCalClock(after.Unix()+1, loc)
 	anyDay := e.days == 0 || e.days == 0x7f
-	at := func(y int, mo time.Month, d, h, mi, s int) time.Time {
-		return time.Date(y, mo, d, h, mi, s, 0, loc)
-	}
 	for count := 0; count <= 1000; count++ {
-		y, mo, d := t.Date()
-		h, mi, s := t.Clock()
-		if len(e.year) > 0 && !calListContains(e.year, uint32(max(y, 0))) {
+		y, mo, d, h, mi, s := c.y, c.mo, c.d, c.h, c.mi, c.s
+		switch {
+		case len(e.year) > 0 && !calListContains(e.year, uint32(max(y, 0))):
 			n, ok := calFindNext(e.year, uint32(max(y, 0)))
 			if !ok {
 				return time.Time{}, false
 			}
-			t = at(int(n), time.January, 1, 0, 0, 0)
-			continue
-		}
-		if len(e.month) > 0 && !calListContains(e.month, uint32(mo)) {
+			c.set(int(n), 1, 1, 0, 0, 0)
+		case len(e.month) > 0 && !calListContains(e.month, uint32(mo)):
 			if n, ok := calFindNext(e.month, uint32(mo)); ok {
-				t = at(y, time.Month(n), 1, 0, 0, 0)
+				c.set(y, int(n), 1, 0, 0, 0)
 			} else {
-				t = at(y+1, time.January, 1, 0, 0, 0)
+				c.set(y+1, 1, 1, 0, 0, 0)
 			}
-			continue
-		}
-		if len(e.day) > 0 && !calListContains(e.day, uint32(d)) {
+		case len(e.day) > 0 && !calListContains(e.day, uint32(d)):
 			if n, ok := calFindNext(e.day, uint32(d)); ok {
-				t = at(y, mo, int(n), 0, 0, 0)
+				c.set(y, mo, int(n), 0, 0, 0)
 			} else {
-				t = at(y, mo+1, 1, 0, 0, 0)
+				c.set(y, mo+1, 1, 0, 0, 0)
 			}
-			continue
-		}
-		if !anyDay {
-			wd := (int(t.Weekday()) + 6) % 7 // Monday = 0
-			if e.days&(1<<wd) == 0 {
-				next := 7
-				for c := wd + 1; c < 7; c++ {
-					if e.days&(1<<c) != 0 {
-						next = c
-						break
-					}
+		case !anyDay && e.days&(1<<c.wd) == 0:
+			next := 7
+			for w := c.wd + 1; w < 7; w++ {
+				if e.days&(1<<w) != 0 {
+					next = w
+					break
 				}
-				t = at(y, mo, d+next-wd, 0, 0, 0)
-				continue
 			}
-		}
-		if len(e.hour) > 0 && !calListContains(e.hour, uint32(h)) {
+			c.set(y, mo, d+next-c.wd, 0, 0, 0)
+		case len(e.hour) > 0 && !calListContains(e.hour, uint32(h)):
 			if n, ok := calFindNext(e.hour, uint32(h)); ok {
-				t = at(y, mo, d, int(n), 0, 0)
+				c.set(y, mo, d, int(n), 0, 0)
 			} else {
-				t = at(y, mo, d+1, 0, 0, 0)
+				c.set(y, mo, d+1, 0, 0, 0)
 			}
-			continue
-		}
-		if len(e.minute) > 0 && !calListContains(e.minute, uint32(mi)) {
+		case len(e.minute) > 0 && !calListContains(e.minute, uint32(mi)):
 			if n, ok := calFindNext(e.minute, uint32(mi)); ok {
-				t = at(y, mo, d, h, int(n), 0)
+				c.set(y, mo, d, h, int(n), 0)
 			} else {
-				t = at(y, mo, d, h+1, 0, 0)
+				c.set(y, mo, d, h+1, 0, 0)
 			}
-			continue
-		}
-		if len(e.second) > 0 && !calListContains(e.second, uint32(s)) {
+		case len(e.second) > 0 && !calListContains(e.second, uint32(s)):
 			if n, ok := calFindNext(e.second, uint32(s)); ok {
-				t = at(y, mo, d, h, mi, int(n))
+				c.set(y, mo, d, h, mi, int(n))
 			} else {
-				t = at(y, mo, d, h, mi+1, 0)
+				c.set(y, mo, d, h, mi+1, 0)
 			}
-			continue
+		default:
+			// TmEditor::into_epoch: one more mktime on the fields.
+			return time.Unix(c.mktime(y, mo, d, h, mi, s), 0).In(loc), true
 		}
-		return t, true
 	}
 	return time.Time{}, false
+}
+
+// calClock is the broken-down time compute_next_event edits (proxmox-time
+// tm_editor.rs TmEditor), with the offset guess of the libc that
+// normalises it.
+type calClock struct {
+	loc                    *time.Location
+	y, mo, d, h, mi, s, wd int // wd: Monday = 0
+	guess                  int // UTC offset in seconds
+}
+
+func newCalClock(epoch int64, loc *time.Location) *calClock {
+	c := &calClock{loc: loc}
+	c.show(epoch)
+	// PVE's result in the hour a daylight-saving change repeats depends on
+	// the mktime calls its process made earlier; we take a process whose
+	// last call was about the starting time.
+	c.guess = c.offset(epoch)
+	return c
+}
+
+func (c *calClock) offset(epoch int64) int {
+	_, off := time.Unix(epoch, 0).In(c.loc).Zone()
+	return off
+}
+
+func (c *calClock) show(epoch int64) {
+	t := time.Unix(epoch, 0).In(c.loc)
+	var mo time.Month
+	c.y, mo, c.d = t.Date()
+	c.mo = int(mo)
+	c.h, c.mi, c.s = t.Clock()
+	c.wd = (int(t.Weekday()) + 6) % 7
+}
+
+func (c *calClock) set(y, mo, d, h, mi, s int) { c.show(c.mktime(y, mo, d, h, mi, s)) }
+
+// mktime is localMktime on the clock's zone and guess.
+func (c *calClock) mktime(y, mo, d, h, mi, s int) int64 {
+	epoch, off := localMktime(c.loc, y, mo, d, h, mi, s, c.guess)
+	c.guess = off
+	return epoch
+}
+
+// localMktime converts local calendar fields (out-of-range values carry
+// over) to seconds since the epoch as glibc's mktime with tm_isdst = -1
+// does (time/mktime.c): the search starts from the offset guess (the
+// offset of glibc's previous result) and applies the offset it finds until
+// the time stands still. A local time that exists twice is the one this
+// meets first; one that does not exist (skipped when daylight saving time
+// starts) makes the search swing between two times, and glibc returns the
+// one in daylight saving time. It returns the time and its offset.
+func localMktime(loc *time.Location, y, mo, d, h, mi, s, guess int) (int64, int) {
+	wall := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix()
+	zoneAt := func(epoch int64) (int, bool) {
+		t := time.Unix(epoch, 0).In(loc)
+		_, off := t.Zone()
+		return off, t.IsDST()
+	}
+	seen := []int64{wall - int64(guess)}
+	for range 8 {
+		cur := seen[len(seen)-1]
+		off, _ := zoneAt(cur)
+		next := wall - int64(off)
+		if next == cur {
+			return cur, off
+		}
+		if len(seen) >= 2 && next == seen[len(seen)-2] {
+			// Swinging: prefer the side in daylight saving time.
+			if _, dst := zoneAt(cur); !dst {
+				if _, nextDST := zoneAt(next); nextDST {
+					cur = next
+				}
+			}
+			off, _ = zoneAt(cur)
+			return cur, off
+		}
+		seen = append(seen, next)
+	}
+	last := seen[len(seen)-1]
+	off, _ := zoneAt(last)
+	return last, off
 }

@@ -5,7 +5,9 @@
 // and slot ranges (formats.go, slots.go) that validators and models check
 // values against, the firewall's grammar, stored forms, list digest and
 // rule edit planner (firewall*.go), and access control's names, ACL paths,
-// privileges and built-in roles per PVE release (access*.go).
+// privileges and built-in roles per PVE release (access*.go), and job
+// schedules (calendar events with their next run) and backup retention
+// (prune-backups) (calendar.go, prune.go).
 //
 // The API client, the provider and the simulator all speak PVE through this
 // one package, so a value the provider writes and a value the simulator

@@ -1,6 +1,7 @@
 // Package pvegrammar is the simulator's own reading of PVE's value grammar:
-// lists, disk sizes, tags, URI-encoded ssh keys and the names of config keys
-// that hold drives, mount points, NICs and detached volumes.
+// lists, disk sizes, tags, URI-encoded ssh keys, the names of config keys
+// that hold drives, mount points, NICs and detached volumes, calendar events
+// (job schedules, with their next run) and backup retention (prune-backups).
 //
 // Every function is written from PVE's source and names it. The package must
 // not import the provider's grammar (internal/wire): the simulator is the

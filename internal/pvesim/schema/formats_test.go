@@ -115,8 +115,11 @@ func TestNamedFormats(t *testing.T) {
 		{"email-opt", "ops@example.com", ""},
 		{"email-opt", "ops", "value does not look like a valid email address\n"},
 		{"string-list", "anything at all", ""},
+		{"pve-calendar-event", "sat 02:30", ""},
+		{"pve-calendar-event", "not a calendar event", "invalid calendar event 'not a calendar event' - " +
+			"unable to parse calendar event at 'not' - Context(\"weekday\")\n\n"},
 		// Unchecked formats accept anything.
-		{"pve-calendar-event", "not a calendar event", ""},
+		{"pve-command-batch", "not a command batch", ""},
 		{"no-such-format", "x", "undefined format 'no-such-format'\n"},
 		{"pve-qm-ipconfig-list", "ip=dhcp", "'-list' format must have code ref, not hash\n"},
 	}
@@ -219,7 +222,7 @@ func TestUncheckedFormats(t *testing.T) {
 	t.Parallel()
 	want := []string{
 		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
-		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-calendar-event", "pve-command-batch",
+		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-command-batch",
 		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-id", "pve-sdn-fabric-wireguard-interface",
 		"pve-sdn-isis-net", "pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
 		"pve-storage-path-in-property-string", "pve-storage-portal-dns",

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
 
 // handVerifiers port the PVE format checks that are more than one regex and
@@ -54,6 +56,9 @@ func init() {
 
 		"storage-pair": func(v string) string { return verifyIDPair(v, "pve-storage-id") },
 		"bridge-pair":  func(v string) string { return verifyIDPair(v, "pve-bridge-id") },
+
+		// pve-common src/PVE/CalendarEvent.pm pve_verify_calendar_event
+		"pve-calendar-event": pvegrammar.VerifyCalendarEvent,
 	}
 }
 
@@ -348,6 +353,11 @@ func verifyIDPair(entry, idFormat string) string {
 // format after its per-key checks passed.
 var hashValidators = map[string]func(map[string]string) string{
 	"pve-vm-cpu-conf": validateVMCPUConf,
+	// pve-storage src/PVE/Storage/Plugin.pm validate_prune_backups
+	"prune-backups": func(opts map[string]string) string {
+		_, msg := pvegrammar.ValidatePruneBackups(opts)
+		return msg
+	},
 }
 
 // builtinCPUModels are qemu-server's $builtin_models, which are valid
