@@ -3,7 +3,9 @@ package pvesim
 import (
 	"net/http"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 )
 
 func backupJob(t *testing.T, e *env, id string) map[string]any {
@@ -201,4 +203,53 @@ func TestBackupInfoNotBackedUp(t *testing.T) {
 		out[1]["vmid"] != float64(102) || out[1]["name"] != "c" || out[1]["type"] != "lxc" {
 		t.Fatalf("not backed up = %v", out)
 	}
+}
+
+// pve-manager PVE/API2/Backup.pm index: next-run from now, per the
+// schedule (the simulated nodes run in UTC); read_job has none.
+func TestBackupJobNextRun(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock() // Wednesday 2026-05-20 10:00 UTC
+	e := newEnv(t, Options{Now: clock.Now})
+	e.call(t, http.MethodPost, "/cluster/backup", form("id", "tonight", "schedule", "21:00", "all", "1")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/backup", form("id", "weekend", "schedule", "sat 02:00", "all", "1")).wantOK(t)
+	var list []map[string]any
+	e.call(t, http.MethodGet, "/cluster/backup", nil).decode(t, &list)
+	want := map[string]int64{
+		"tonight": time.Date(2026, 5, 20, 21, 0, 0, 0, time.UTC).Unix(),
+		"weekend": time.Date(2026, 5, 23, 2, 0, 0, 0, time.UTC).Unix(),
+	}
+	for _, j := range list {
+		if got, _ := j["next-run"].(float64); int64(got) != want[j["id"].(string)] {
+			t.Errorf("%v next-run = %v, want %d", j["id"], j["next-run"], want[j["id"].(string)])
+		}
+	}
+	if j := backupJob(t, e, "tonight"); j["next-run"] != nil {
+		t.Errorf("read_job answers next-run: %v", j)
+	}
+	// The schedule's format check is the schema layer's (its text is
+	// pinned with the calendar grammar).
+	a := e.call(t, http.MethodPost, "/cluster/backup", form("schedule", "fry 02:00", "all", "1"))
+	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
+	if !strings.Contains(a.errors["schedule"], "invalid calendar event 'fry 02:00'") {
+		t.Errorf("errors = %v", a.errors)
+	}
+}
+
+// The job stores prune-backups as PVE's validator leaves it (pve-storage
+// src/PVE/Storage/Plugin.pm validate_prune_backups via
+// print_property_string).
+func TestBackupJobPruneBackupsNormalized(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/backup", form("id", "zero", "schedule", "daily", "all", "1", "prune-backups", "keep-last=0")).wantOK(t)
+	if pb, _ := backupJob(t, e, "zero")["prune-backups"].(map[string]any); len(pb) != 1 || pb["keep-all"] != float64(1) {
+		t.Errorf("zero counts = %v", pb)
+	}
+	e.call(t, http.MethodPut, "/cluster/backup/zero", form("prune-backups", "keep-all=0,keep-weekly=2")).wantOK(t)
+	if pb, _ := backupJob(t, e, "zero")["prune-backups"].(map[string]any); len(pb) != 1 || pb["keep-weekly"] != float64(2) {
+		t.Errorf("keep-all=0 with a count = %v", pb)
+	}
+	wantParamError(t, e.call(t, http.MethodPut, "/cluster/backup/zero", form("prune-backups", "keep-all=1,keep-last=2")),
+		"prune-backups", "invalid format - keep-all cannot be set together with other options.\n")
 }

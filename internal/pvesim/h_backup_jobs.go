@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
 )
@@ -196,6 +197,9 @@ func createBackupJob(c *call) (any, error) {
 	if err := verifyVzdumpParameters(p, true); err != nil {
 		return nil, err
 	}
+	if err := normalizePruneBackups(c, p); err != nil {
+		return nil, err
+	}
 	jobs.add(id, p)
 	return nil, nil
 }
@@ -238,6 +242,9 @@ func updateBackupJob(c *call) (any, error) {
 		return nil, errorf("no options specified")
 	}
 	if err := verifyVzdumpParameters(p, false); err != nil {
+		return nil, err
+	}
+	if err := normalizePruneBackups(c, p); err != nil {
 		return nil, err
 	}
 	j := c.cluster.BackupJobs.Jobs[id]
@@ -394,9 +401,36 @@ func sortedIntKeys(m map[int]bool) []int {
 	return out
 }
 
-// nextBackupRun is the next-run of the listing. It needs the calendar
-// event engine; until the simulator has one, the listing leaves it out.
+// nextBackupRun is the listing's next-run: pve-manager PVE/API2/Backup.pm
+// index computes it from now with Proxmox::RS::CalendarEvent
+// compute_next_event, in the node's local time. The simulated nodes run
+// in UTC.
 func (s *Sim) nextBackupRun(schedule string) (int64, bool) {
-	_ = schedule
-	return 0, false
+	if schedule == "" {
+		return 0, false
+	}
+	ev, msg := pvegrammar.ParseCalendarEvent(schedule)
+	if msg != "" || ev == nil {
+		return 0, false
+	}
+	return ev.NextEvent(s.now().Unix(), time.UTC)
+}
+
+// normalizePruneBackups stores prune-backups as PVE writes it: parsed with
+// its validator, which turns counts of zero into keep-all=1 and drops a
+// keep-all beside counts (pve-manager PVE/VZDump.pm
+// verify_vzdump_parameters $parse_prune_backups, then pve-guest-common
+// src/PVE/VZDump/JobBase.pm encode_value, print_property_string).
+func normalizePruneBackups(c *call, p map[string]string) error {
+	v, ok := p["prune-backups"]
+	if !ok {
+		return nil
+	}
+	opts, _ := c.method.PropertyString("prune-backups", v)
+	printed, msg := pvegrammar.PrintPruneBackups(opts)
+	if msg != "" {
+		return paramError(map[string]string{"prune-backups": msg})
+	}
+	p["prune-backups"] = printed
+	return nil
 }
