@@ -41,6 +41,9 @@ type backupJobModel struct {
 	NotificationMode types.String `tfsdk:"notification_mode"`
 	MailTo           types.Set    `tfsdk:"mailto"`
 	MailNotification types.String `tfsdk:"mail_notification"`
+	// PVE 8 only: removed in PVE 9.
+	NotificationPolicy types.String `tfsdk:"notification_policy"`
+	NotificationTarget types.String `tfsdk:"notification_target"`
 
 	BWLimit     types.Int64       `tfsdk:"bwlimit"`
 	IONice      types.Int64       `tfsdk:"ionice"`
@@ -96,7 +99,8 @@ func (m *backupJobModel) stringOptions() map[string]*types.String {
 		optSchedule: &m.Schedule, "comment": &m.Comment, optPool: &m.Pool, "node": &m.Node,
 		"storage": &m.Storage, "mode": &m.Mode, "compress": &m.Compress, "notes-template": &m.NotesTemplate,
 		"pbs-change-detection-mode": &m.PBSChangeMode, "notification-mode": &m.NotificationMode,
-		"mailnotification": &m.MailNotification, "script": &m.Script, "tmpdir": &m.TmpDir, optDumpDir: &m.DumpDir,
+		"mailnotification": &m.MailNotification, "notification-policy": &m.NotificationPolicy,
+		"notification-target": &m.NotificationTarget, "script": &m.Script, "tmpdir": &m.TmpDir, optDumpDir: &m.DumpDir,
 	}
 }
 

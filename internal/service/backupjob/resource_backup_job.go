@@ -165,8 +165,14 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Validators:          []validator.Set{setvalidator.SizeAtLeast(1)},
 			},
 			"mail_notification": optionalString("When to mail `mailto`: `always` or `failure`.", stringvalidator.OneOf("always", "failure")),
-			"bwlimit":           optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
-			"ionice":            optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
+			"notification_policy": optionalString("PVE 8 only (removed in PVE 9, refused at plan there): when to notify "+
+				"`notification_target`: `always`, `failure` or `never`. Deprecated by PVE 8 itself in favour of `notification_mode` and matchers.",
+				stringvalidator.OneOf("always", "failure", "never")),
+			"notification_target": optionalString("PVE 8 only (removed in PVE 9, refused at plan there): the notification endpoint or group to notify. "+
+				"Deprecated by PVE 8 itself in favour of `notification_mode` and matchers.",
+				fwutil.Format(wire.IsBackupJobID, "must be a notification target name")),
+			"bwlimit": optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
+			"ionice":  optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
 			"fleecing": schema.SingleNestedAttribute{
 				MarkdownDescription: "Backup fleecing (VMs only): blocks the guest writes during the backup are first copied to a fleecing image on `storage`.",
 				Optional:            true,

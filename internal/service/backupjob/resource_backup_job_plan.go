@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -102,14 +103,36 @@ func validateRetention(r *retentionModel, diags *diag.Diagnostics) {
 	}
 }
 
-// ModifyPlan refuses at plan time the options PVE reserves to root@pam
+// refusePVE8Options refuses on PVE 9 the notification options PVE 9
+// removed (notification-policy, notification-target: in the PVE 8.4 API
+// schema of /cluster/backup, not in 9.x's).
+func (r *backupJobResource) refusePVE8Options(ctx context.Context, plan *backupJobModel, diags *diag.Diagnostics) {
+	if plan.NotificationPolicy.IsNull() && plan.NotificationTarget.IsNull() {
+		return
+	}
+	release, err := fwutil.PVERelease(ctx, r.client)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To Read The PVE Release", err)
+		return
+	}
+	if !release.AtLeast(wire.PVE90) {
+		return
+	}
+	for attr, v := range map[string]types.String{"notification_policy": plan.NotificationPolicy, "notification_target": plan.NotificationTarget} {
+		if v.IsNull() {
+			continue
+		}
+		diags.AddAttributeError(path.Root(attr), "Option Removed In PVE 9",
+			fmt.Sprintf("%s exists only up to PVE 8; this cluster runs PVE %s. Use notification_mode = \"notification-system\" "+
+				"and a notification matcher that selects backup jobs instead.", attr, release))
+	}
+}
+
+// ModifyPlan refuses at plan time the options PVE 9 removed, and those PVE reserves to root@pam
 // (pve-manager PVE/API2/Backup.pm assert_param_permission_common,
 // assert_param_permission_update) when the provider logs in otherwise.
 func (r *backupJobResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() || r.client == nil {
-		return
-	}
-	if !r.client.UsesAPIToken() && r.client.Principal() == rootPrincipal {
 		return
 	}
 	var plan backupJobModel
@@ -120,6 +143,10 @@ func (r *backupJobResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
 	}
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.refusePVE8Options(ctx, &plan, &resp.Diagnostics)
+	if !r.client.UsesAPIToken() && r.client.Principal() == rootPrincipal {
 		return
 	}
 	principal := r.client.Principal()

@@ -164,3 +164,15 @@ func TestBackupJobRootOnlyOptionsUnderToken(t *testing.T) {
 	acctest.WantAll(t, "the refusal to drop the script", errorsOf(p.PlanResponse(t, jobType, state, drop).Diagnostics),
 		`AttributeName("script")`, "Option Needs root@pam")
 }
+
+// PVE 9 removed notification-policy and notification-target (the PVE 8.4
+// API schema of /cluster/backup has them, 9.x's has not): the plan says so.
+func TestBackupJobPVE8NotificationOptionsOnPVE9(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	resp := p.PlanResponse(t, jobType, p.NullState(t, jobType), jobConfig(t, p, map[string]any{
+		"schedule": "21:00", "all": true, "notification_policy": "failure",
+	}))
+	acctest.WantAll(t, "the refusal", errorsOf(resp.Diagnostics), `AttributeName("notification_policy")`,
+		"Option Removed In PVE 9", "notification_mode")
+}
