@@ -3,6 +3,7 @@ package backupjob_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -37,6 +38,8 @@ func TestAccBackupJob_examples(t *testing.T) {
 					example(t, "data-sources", "pve_guests_not_backed_up", "data-source.tf"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue("data.pve_backup_jobs.all", tfjsonpath.New("jobs"), knownvalue.ListSizeExact(2)),
+					statecheck.ExpectKnownValue("data.pve_backup_jobs.all", tfjsonpath.New("jobs").AtSliceIndex(0).AtMapKey("next_run"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^20\d\d-\d\d-\d\dT(21|02):00:00Z$`))),
 					statecheck.ExpectKnownValue("data.pve_guests_not_backed_up.missing", tfjsonpath.New("guests"), knownvalue.ListSizeExact(0)),
 				},
 			},

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-testing/compare"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -195,6 +196,49 @@ func TestAccBackupJob_guestDestroyedInSameApply(t *testing.T) {
 				}},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("vmids"), knownvalue.SetSizeExact(1)),
+				},
+			},
+		},
+	})
+}
+
+// pve_guests_not_backed_up lists the guests no job covers, with name and
+// type.
+func TestAccGuestsNotBackedUp(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	guests := tg.Config(`
+resource "pve_vm" "a" {
+  node    = "pve1"
+  name    = "tfacc-a"
+  started = false
+}
+resource "pve_vm" "b" {
+  node    = "pve1"
+  name    = "tfacc-b"
+  started = false
+}
+resource "pve_backup_job" "test" {
+  schedule = "21:00"
+  vmids    = [pve_vm.a.vmid]
+}
+`)
+	const ds = "data.pve_guests_not_backed_up.missing"
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: guests},
+			{
+				Config: guests + `
+data "pve_guests_not_backed_up" "missing" {}
+`,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("guests"), knownvalue.ListExact([]knownvalue.Check{
+						knownvalue.ObjectExact(map[string]knownvalue.Check{
+							"vmid": knownvalue.NotNull(), "name": knownvalue.StringExact("tfacc-b"), "type": knownvalue.StringExact("qemu"),
+						}),
+					})),
+					statecheck.CompareValuePairs(ds, tfjsonpath.New("guests").AtSliceIndex(0).AtMapKey("vmid"),
+						"pve_vm.b", tfjsonpath.New("vmid"), compare.ValuesSame()),
 				},
 			},
 		},
