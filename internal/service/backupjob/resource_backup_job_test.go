@@ -244,3 +244,43 @@ data "pve_guests_not_backed_up" "missing" {}
 		},
 	})
 }
+
+func renumberedGuestAndJob(tg *acctest.Target, vmid int) string {
+	return tg.Config(fmt.Sprintf(`
+resource "pve_vm" "a" {
+  vmid    = %d
+  node    = "pve1"
+  name    = "tfacc-a"
+  started = false
+}
+resource "pve_backup_job" "test" {
+  schedule = "21:00"
+  vmids    = [pve_vm.a.vmid]
+}
+`, vmid))
+}
+
+// A guest replaced under a new VMID: Terraform destroys the old guest
+// first, and its purge deletes the job whose only guest it was
+// (pve-guest-common src/PVE/VZDump/Plugin.pm remove_vmid_from_backup_jobs);
+// the job's update then writes it again with the new guest, and the next
+// plan is empty.
+func TestAccBackupJob_onlyGuestReplaced(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: renumberedGuestAndJob(tg, 150)},
+			{
+				Config: renumberedGuestAndJob(tg, 151),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("pve_vm.a", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(jobAddr, plancheck.ResourceActionUpdate),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(jobAddr, tfjsonpath.New("vmids"), knownvalue.SetExact([]knownvalue.Check{knownvalue.Int64Exact(151)})),
+				},
+			},
+		},
+	})
+}
