@@ -1,6 +1,7 @@
 package pvesim
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -252,4 +253,51 @@ func TestBackupJobPruneBackupsNormalized(t *testing.T) {
 	}
 	wantParamError(t, e.call(t, http.MethodPut, "/cluster/backup/zero", form("prune-backups", "keep-all=1,keep-last=2")),
 		"prune-backups", "invalid format - keep-all cannot be set together with other options.\n")
+}
+
+// pve-manager PVE/API2/Backup.pm get_volume_backup_included with
+// qemu-server src/PVE/QemuConfig.pm and pve-container src/PVE/LXC/Config.pm
+// get_backup_volumes: each guest's volumes and why they are in or out; a
+// listed guest that does not exist is "unknown".
+func TestBackupJobIncludedVolumes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	g := vm(100, "pve1", "web")
+	g.Config["scsi0"] = "local-lvm:vm-100-disk-0,size=4G"
+	g.Config["scsi1"] = "local-lvm:vm-100-disk-1,backup=0,size=4G"
+	g.Config["ide2"] = "none,media=cdrom"
+	g.Config["efidisk0"] = "local-lvm:vm-100-disk-2,size=4M"
+	ct := Guest{VMID: 101, Node: "pve1", Type: LXC, Config: map[string]string{
+		"hostname": "db", "rootfs": "local-lvm:subvol-101-disk-0,size=8G",
+		"mp0": "local-lvm:subvol-101-disk-1,mp=/srv,backup=1,size=1G", "mp1": "/mnt/host,mp=/host",
+	}}
+	addGuests(t, e.sim, g, ct)
+	e.call(t, http.MethodPost, "/cluster/backup", form("id", "jb", "schedule", "daily", "vmid", "100,101,199")).wantOK(t)
+	var tree struct {
+		Children []struct {
+			ID       int              `json:"id"`
+			Type     string           `json:"type"`
+			Name     string           `json:"name"`
+			Children []map[string]any `json:"children"`
+		} `json:"children"`
+	}
+	e.call(t, http.MethodGet, "/cluster/backup/jb/included_volumes", nil).decode(t, &tree)
+	if len(tree.Children) != 3 || tree.Children[2].ID != 199 || tree.Children[2].Type != "unknown" {
+		t.Fatalf("tree = %+v", tree)
+	}
+	got := func(i int) string {
+		var parts []string
+		for _, v := range tree.Children[i].Children {
+			parts = append(parts, fmt.Sprintf("%v %v %v %v", v["id"], v["name"], v["included"], v["reason"]))
+		}
+		return strings.Join(parts, "; ")
+	}
+	if want := "100:scsi0 local-lvm:vm-100-disk-0 1 backup=yes; 100:scsi1 local-lvm:vm-100-disk-1 0 backup=no; " +
+		"100:efidisk0 local-lvm:vm-100-disk-2 0 efidisk but no OVMF BIOS"; got(0) != want || tree.Children[0].Name != "web" {
+		t.Errorf("vm volumes = %s", got(0))
+	}
+	if want := "101:rootfs local-lvm:subvol-101-disk-0 1 rootfs; 101:mp0 local-lvm:subvol-101-disk-1 1 enabled; " +
+		"101:mp1 /mnt/host 0 not a volume"; got(1) != want || tree.Children[1].Name != "db" {
+		t.Errorf("container volumes = %s", got(1))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/proxops/terraform-provider-pve/internal/pvesim/pvegrammar"
@@ -317,10 +318,9 @@ func deleteBackupJob(c *call) (any, error) {
 }
 
 // includedVolumes is pve-manager PVE/API2/Backup.pm
-// get_volume_backup_included at the guest level: the guests the job
-// backs up that the caller may audit, with their type and name; a listed
-// guest that does not exist is "unknown". The per-volume children are
-// not modelled: each guest is a leaf.
+// get_volume_backup_included: the guests the job backs up that the caller
+// may audit, with their type, name and volumes; a listed guest that does
+// not exist is "unknown".
 func includedVolumes(c *call) (any, error) {
 	cl := c.cluster
 	j := cl.BackupJobs.Jobs[c.str("id")]
@@ -338,9 +338,14 @@ func includedVolumes(c *call) (any, error) {
 			children = append(children, map[string]any{"id": id, "type": "unknown", "leaf": 1})
 			continue
 		}
+		vols := cl.conf.backupVolumes(g)
+		leaf := 0
+		if len(vols) == 0 {
+			leaf = 1
+		}
 		children = append(children, map[string]any{
 			"id": id, "type": string(g.Type), "name": backupGuestName(g),
-			"children": []map[string]any{}, "leaf": 1,
+			"children": vols, "leaf": leaf,
 		})
 	}
 	return map[string]any{"children": children}, nil
@@ -433,4 +438,67 @@ func normalizePruneBackups(c *call, p map[string]string) error {
 	}
 	p["prune-backups"] = printed
 	return nil
+}
+
+// backupVolumes are a guest's volumes with whether a backup includes them:
+// qemu-server src/PVE/QemuConfig.pm get_backup_volumes (drives in
+// valid_drive_names order, CD-ROMs left out, backup=0 excluded, an EFI
+// disk only with OVMF) and pve-container src/PVE/LXC/Config.pm
+// get_backup_volumes with mountpoint_backup_enabled (rootfs always, a
+// mount point when it is a volume with backup=1).
+func (cs *guestSchema) backupVolumes(g *Guest) []map[string]any {
+	out := []map[string]any{}
+	add := func(key, name string, included bool, reason string) {
+		out = append(out, map[string]any{
+			"id": strconv.Itoa(g.VMID) + ":" + key, "name": name, "included": boolInt(included),
+			"reason": reason, "leaf": 1,
+		})
+	}
+	if g.Type == QEMU {
+		for _, key := range pvegrammar.QemuDriveKeys() {
+			v, ok := g.Config[key]
+			if !ok {
+				continue
+			}
+			d, ok := cs.parseDrive(key, v)
+			if !ok || d.isCDROM() {
+				continue
+			}
+			b, set := d["backup"]
+			included, reason := !set || pvegrammar.PerlTruthy(b), "backup=yes"
+			if set {
+				reason = "backup=no"
+			}
+			if strings.HasPrefix(key, "efidisk") && g.Config["bios"] != "ovmf" {
+				included, reason = false, "efidisk but no OVMF BIOS"
+			}
+			add(key, d.file(), included, reason)
+		}
+		return out
+	}
+	keys := []string{"rootfs"}
+	for i := 0; i < pvegrammar.LXCMountPoints; i++ {
+		keys = append(keys, "mp"+strconv.Itoa(i))
+	}
+	for _, key := range keys {
+		v, ok := g.Config[key]
+		if !ok {
+			continue
+		}
+		mp, err := cs.parseMountPoint(key, v)
+		if err != nil {
+			continue
+		}
+		switch {
+		case key == "rootfs":
+			add(key, mp.volume(), true, "rootfs")
+		case !mp.isVolume():
+			add(key, mp.volume(), false, "not a volume")
+		case pvegrammar.PerlTruthy(mp["backup"]):
+			add(key, mp.volume(), true, "enabled")
+		default:
+			add(key, mp.volume(), false, "disabled")
+		}
+	}
+	return out
 }
