@@ -13,6 +13,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/access"
+	"github.com/proxops/terraform-provider-pve/internal/service/backupjob"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
@@ -125,6 +126,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		ha.NewRuleResource,
 		ha.NewHAResourceResource,
 		replication.NewJobResource,
+		backupjob.NewBackupJobResource,
 	}
 }
 
@@ -145,6 +147,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		access.NewRolesDataSource,
 		access.NewPermissionsDataSource,
 		ha.NewHAStatusDataSource,
+		backupjob.NewBackupJobsDataSource,
+		backupjob.NewGuestsNotBackedUpDataSource,
 	}
 }
 

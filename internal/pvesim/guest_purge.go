@@ -12,6 +12,8 @@ func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 	haPurgeGuest(cl, vmid, t)
 	_ = t
 	cl.Replication.removeGuestJobs(vmid)
+	_ = t
+	cl.removeVMIDFromBackupJobs(vmid)
 }
 
 // destroyReferenceChecks are destroy's early refusals for a guest other

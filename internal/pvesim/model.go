@@ -33,6 +33,8 @@ type Cluster struct {
 	// Replication is replication.cfg and the jobs' run states
 	// (replication_model.go).
 	Replication *ReplicationState
+	// BackupJobs are jobs.cfg's vzdump jobs (backup_jobs.go).
+	BackupJobs *BackupJobs
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

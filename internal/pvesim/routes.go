@@ -172,6 +172,7 @@ func (s *Sim) registerRoutes() {
 	s.registerHAConfigRoutes()
 	s.registerHAResourceRoutes()
 	s.registerReplicationRoutes()
+	s.registerBackupJobRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

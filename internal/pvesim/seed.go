@@ -36,6 +36,7 @@ func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 		Access:      newAccess(),
 		HA:          newHAState(),
 		Replication: newReplicationState(),
+		BackupJobs:  newBackupJobs(),
 		conf:        conf,
 	}
 	for i := 1; i <= nodes; i++ {

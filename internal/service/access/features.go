@@ -17,6 +17,8 @@ package access
 //   - storages: pve-storage src/PVE/Storage.pm (check_volume_access) and
 //     src/PVE/API2/Storage/{Status,Content}.pm (upload, download_url, delete);
 //   - pools, tasks, backups: pve-manager PVE/API2/{Pool,Tasks,VZDump}.pm;
+//   - backup jobs: pve-manager PVE/API2/Backup.pm (assert_param_permission_*,
+//     create_job, update_job) and PVE/API2/Cluster/BackupInfo.pm;
 //   - firewall: pve-firewall src/PVE/Firewall.pm (rules_audit_permissions,
 //     rules_modify_permissions) and src/PVE/API2/Firewall/*.pm;
 //   - high availability: pve-ha-manager src/PVE/API2/HA/{Groups,Rules}.pm;
@@ -251,6 +253,18 @@ var Features = []Feature{
 			{Privileges: []string{"Sys.Audit"}, Path: rootPath, Note: "read HA resources and the HA status"},
 			{Privileges: []string{"Sys.Console"}, Path: rootPath, Note: "create, change and delete HA resources"},
 			{Privileges: []string{"VM.Audit"}, Path: guestPath, Note: "find the guest's type when `type` is not set"},
+		},
+	},
+	{
+		Name:    "backup_jobs",
+		Summary: "`pve_backup_job`, `pve_backup_jobs` and `pve_guests_not_backed_up`.",
+		Grants: []Grant{
+			{Privileges: []string{"Sys.Audit"}, Path: rootPath, Note: "read backup jobs and the guests without one"},
+			{Privileges: []string{"Sys.Modify"}, Path: rootPath, Note: "create, change or delete a backup job"},
+			{Privileges: []string{"Datastore.Allocate"}, Path: storagePath, Note: "the job's `storage` (`local` when none)"},
+			{Privileges: []string{"Datastore.AllocateSpace"}, Path: storagePath, Note: "the `fleecing` storage"},
+			{Privileges: []string{"VM.Backup"}, Path: poolPath, Note: "a job that backs up a `pool`"},
+			{Privileges: []string{"VM.Audit"}, Path: guestPath, Note: "each guest `pve_guests_not_backed_up` lists"},
 		},
 	},
 	{
