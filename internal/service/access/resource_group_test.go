@@ -202,21 +202,12 @@ func TestAccGroup_disappears(t *testing.T) {
 	})
 }
 
-func TestAccGroup_badInput(t *testing.T) {
+// Bad input is refused at plan time, naming the attribute.
+func TestGroupPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      groupConfig(tg, "ops:admins", ""),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute groupid: group name "ops:admins" must be letters`),
-			},
-			{
-				Config:      groupConfig(tg, "ops", "0"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute comment: must not be "0"`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	acctest.WantError(t, planDiagnostics(t, p, "pve_group", map[string]any{"groupid": "ops:admins"}), "groupid",
+		regexp.MustCompile(`(?s)Attribute groupid: group name "ops:admins" must be letters`))
+	acctest.WantError(t, planDiagnostics(t, p, "pve_group", map[string]any{"groupid": "ops", "comment": "0"}), "comment",
+		regexp.MustCompile(`(?s)Attribute comment: must not be "0"`))
 }
