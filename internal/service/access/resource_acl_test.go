@@ -202,7 +202,7 @@ func TestACLPlanRefusesBadInput(t *testing.T) {
 		{map[string]any{"path": "/", "role": "PVEAuditor", "token": "alice@pve"}, "token",
 			wrapped(`Attribute token: token id "alice@pve" must be USER@REALM!TOKEN`)},
 	} {
-		acctest.WantError(t, planDiagnostics(t, p, "pve_acl", c.attrs), c.attribute, c.want)
+		acctest.WantError(t, p.PlanCreate(t, "pve_acl", c.attrs), c.attribute, c.want)
 	}
 }
 
@@ -210,7 +210,7 @@ func TestACLPlanRefusesBadInput(t *testing.T) {
 func TestACLPathPerRelease(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocolOnPVE(t, "8.4")
-	diags := planDiagnostics(t, p, "pve_acl", map[string]any{"path": "/sdn/fabrics", "role": "PVEAuditor", "group": "ops"})
+	diags := p.PlanCreate(t, "pve_acl", map[string]any{"path": "/sdn/fabrics", "role": "PVEAuditor", "group": "ops"})
 	acctest.WantError(t, diags, "path", wrapped(`Attribute path: ACL path "/sdn/fabrics" needs PVE 9.0 or later; this is PVE 8.4.`))
 }
 

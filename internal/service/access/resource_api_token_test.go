@@ -233,6 +233,6 @@ func TestAPITokenPlanRefusesBadInput(t *testing.T) {
 		{token("comment", "0"), "comment", `(?s)Attribute comment: PVE does not keep the comment "0"`},
 		{map[string]any{"userid": "root@pam", "token_name": "ok", "expire": "next year"}, "expire", `(?s)Invalid RFC3339 String Value.*next year`},
 	} {
-		acctest.WantError(t, planDiagnostics(t, p, "pve_api_token", c.attrs), c.attribute, regexp.MustCompile(c.want))
+		acctest.WantError(t, p.PlanCreate(t, "pve_api_token", c.attrs), c.attribute, regexp.MustCompile(c.want))
 	}
 }

@@ -206,8 +206,8 @@ func TestAccGroup_disappears(t *testing.T) {
 func TestGroupPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
-	acctest.WantError(t, planDiagnostics(t, p, "pve_group", map[string]any{"groupid": "ops:admins"}), "groupid",
+	acctest.WantError(t, p.PlanCreate(t, "pve_group", map[string]any{"groupid": "ops:admins"}), "groupid",
 		regexp.MustCompile(`(?s)Attribute groupid: group name "ops:admins" must be letters`))
-	acctest.WantError(t, planDiagnostics(t, p, "pve_group", map[string]any{"groupid": "ops", "comment": "0"}), "comment",
+	acctest.WantError(t, p.PlanCreate(t, "pve_group", map[string]any{"groupid": "ops", "comment": "0"}), "comment",
 		regexp.MustCompile(`(?s)Attribute comment: must not be "0"`))
 }

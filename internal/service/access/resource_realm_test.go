@@ -238,7 +238,7 @@ func TestRealmPlanRefusesBadInput(t *testing.T) {
 		{map[string]any{"realm": "p", "type": "ldap"}, `(?s)realm`},
 	}
 	for _, c := range cases {
-		acctest.WantError(t, planDiagnostics(t, p, "pve_realm", c.attrs), "", regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`)))
+		acctest.WantError(t, p.PlanCreate(t, "pve_realm", c.attrs), "", regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`)))
 	}
 }
 

@@ -210,7 +210,7 @@ func TestRolePlanRefusesBadInput(t *testing.T) {
 		{"ops", "VM.Audit,VM.Console", "privileges", wrapped(`Attribute privileges: "VM.Audit,VM.Console" is not a privilege name: one name per element`)},
 		{"ops", "vm.audit", "privileges", wrapped(`Attribute privileges: privilege "vm.audit" does not exist on PVE`)},
 	} {
-		diags := planDiagnostics(t, p, "pve_role", map[string]any{"roleid": c.roleid, "privileges": []string{c.privilege}})
+		diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": c.roleid, "privileges": []string{c.privilege}})
 		acctest.WantError(t, diags, c.attribute, c.want)
 	}
 }
@@ -218,7 +218,7 @@ func TestRolePlanRefusesBadInput(t *testing.T) {
 func TestRoleImportBuiltinRefused(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
-	acctest.WantError(t, importDiagnostics(t, p, "pve_role", "PVEAuditor"), "",
+	acctest.WantError(t, p.ImportDiagnostics(t, "pve_role", "PVEAuditor"), "",
 		wrapped(`Import pve_role by its roleid: role "PVEAuditor" is one of PVE's built-in roles`))
 }
 
@@ -227,7 +227,7 @@ func TestRoleImportBuiltinRefused(t *testing.T) {
 func TestRoleVMMonitorRefusedOnPVE9(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocolOnPVE(t, "9.1")
-	diags := planDiagnostics(t, p, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.Audit", "VM.Monitor"}})
+	diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.Audit", "VM.Monitor"}})
 	acctest.WantError(t, diags, "privileges", regexp.MustCompile(`(?s)Unknown Privilege.*`+wrapped(`Attribute privileges: privilege "VM.Monitor" does not exist on PVE 9.1 (PVE 9.0 dropped it): for the guest agent use VM.GuestAgent.Audit,`).String()+
 		`.*`+wrapped(`for the QEMU monitor Sys.Audit`).String()))
 }
@@ -236,7 +236,7 @@ func TestRoleVMMonitorRefusedOnPVE9(t *testing.T) {
 func TestRoleGuestAgentPrivilegeRefusedOnPVE84(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocolOnPVE(t, "8.4")
-	diags := planDiagnostics(t, p, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.GuestAgent.Audit"}})
+	diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.GuestAgent.Audit"}})
 	acctest.WantError(t, diags, "privileges",
 		wrapped(`Attribute privileges: privilege "VM.GuestAgent.Audit" does not exist on PVE 8.4 (PVE 9.0 added it): on PVE 8 VM.Monitor grants guest agent access`))
 }

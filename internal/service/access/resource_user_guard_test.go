@@ -105,11 +105,11 @@ func TestAccUser_passwordChangeRefusedUnderToken(t *testing.T) {
 func TestUserPlanRefusesPasswordOutsidePVERealm(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
-	acctest.WantError(t, planDiagnostics(t, p, "pve_user", map[string]any{"userid": "alice@pam", "password_wo": testPassword, "password_wo_version": 1}),
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@pam", "password_wo": testPassword, "password_wo_version": 1}),
 		"password_wo", regexp.MustCompile(`(?s)Attribute password_wo cannot be set for alice@pam.*Linux password of\s+one node`))
-	acctest.WantError(t, planDiagnostics(t, p, "pve_user", map[string]any{"userid": "alice@corp-ldap", "password_wo": testPassword, "password_wo_version": 1}),
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@corp-ldap", "password_wo": testPassword, "password_wo_version": 1}),
 		"password_wo", regexp.MustCompile(`(?s)Attribute password_wo cannot be set.*only for users of the pve\s+realm`))
-	acctest.WantError(t, planDiagnostics(t, p, "pve_user", map[string]any{"userid": "alice@pve", "password_wo_version": 1}),
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@pve", "password_wo_version": 1}),
 		"", regexp.MustCompile(`password_wo`))
 }
 
@@ -136,7 +136,7 @@ func TestUserPlanRefusesBadInput(t *testing.T) {
 		{map[string]any{"userid": "alice@pve", "groups": []string{"a:b"}}, "", `(?s)group name "a:b"`},
 		{map[string]any{"userid": "alice@pve", "password_wo": "short", "password_wo_version": 1}, "password_wo", `(?s)password_wo string length must be between 8`},
 	} {
-		acctest.WantError(t, planDiagnostics(t, p, "pve_user", c.attrs), c.attribute, regexp.MustCompile(c.want))
+		acctest.WantError(t, p.PlanCreate(t, "pve_user", c.attrs), c.attribute, regexp.MustCompile(c.want))
 	}
 }
 
