@@ -125,6 +125,8 @@ func TestAccACL_lifecycle(t *testing.T) {
 	})
 }
 
+// Entries for a user and for a token; the user's, removed outside
+// Terraform, is added again by the next apply.
 func TestAccACL_userAndToken(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -175,6 +177,19 @@ resource "pve_acl" "token" {
 				ImportStateId:           "/nodes|token|" + self + "|PVEAuditor",
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"allow_self_lockout"},
+			},
+			{
+				// Removed outside Terraform: the next apply adds the
+				// entry again.
+				PreConfig: func() {
+					change := pveapi.ACLChange{Path: "/storage", Roles: []string{"PVEDatastoreUser"}, Users: []string{user}, Delete: true}
+					if err := tg.Client.UpdateACL(context.Background(), change); err != nil {
+						t.Fatalf("remove the entry outside Terraform: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: expectPlanAction("pve_acl.user", plancheck.ResourceActionCreate),
+				Check:            checkACL(tg, true, "/storage", "user", user, "PVEDatastoreUser"),
 			},
 		},
 	})
@@ -238,30 +253,6 @@ func TestAccACL_existingEntryIsNotTakenOver(t *testing.T) {
 	if err != nil || !found || !bool(e.Propagate) {
 		t.Errorf("the entry was changed: %+v found=%t err=%v", e, found, err)
 	}
-}
-
-func TestAccACL_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	group := acctest.Name("tfacc")
-	createGroup(t, tg, group)
-	config := aclConfig(tg, "/storage", "PVEDatastoreUser", fmt.Sprintf("group = %q", group), "")
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() {
-					change := pveapi.ACLChange{Path: "/storage", Roles: []string{"PVEDatastoreUser"}, Groups: []string{group}, Delete: true}
-					if err := tg.Client.UpdateACL(context.Background(), change); err != nil {
-						t.Fatalf("remove the entry outside Terraform: %v", err)
-					}
-				},
-				Config:           config,
-				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionCreate),
-			},
-		},
-	})
 }
 
 // Twenty entries in one apply all land: every write queues on user.cfg's

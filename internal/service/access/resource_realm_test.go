@@ -160,27 +160,15 @@ func TestAccRealm_ldapLifecycle(t *testing.T) {
 				ImportStateId:   name,
 				GenerateConfig:  true,
 			},
-		},
-	})
-}
-
-// A realm deleted outside Terraform is created again by the next apply.
-func TestAccRealm_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	name := acctest.Name("tfacc")
-	config := realmConfig(tg, ldapRealmBody(name, ""))
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkRealmDestroyed(tg, name),
-		Steps: []resource.TestStep{
-			{Config: config},
 			{
+				// Deleted outside Terraform: the next apply creates it
+				// again.
 				PreConfig: func() {
 					if err := tg.Client.DeleteRealm(context.Background(), name); err != nil {
 						t.Fatalf("delete realm outside Terraform: %v", err)
 					}
 				},
-				Config:           config,
+				Config:           realmConfig(tg, second),
 				ConfigPlanChecks: realmActions(realmAddr, plancheck.ResourceActionCreate),
 			},
 		},

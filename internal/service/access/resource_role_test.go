@@ -130,7 +130,9 @@ func TestAccRole_lifecycle(t *testing.T) {
 	})
 }
 
-func TestAccRole_renameReplaces(t *testing.T) {
+// A role deleted outside Terraform is created again by the next apply; a
+// new roleid replaces the role.
+func TestAccRole_disappearsAndRenameReplaces(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	first, second := roleName(), roleName()
@@ -139,6 +141,16 @@ func TestAccRole_renameReplaces(t *testing.T) {
 		CheckDestroy: checkRoleGone(tg, second),
 		Steps: []resource.TestStep{
 			{Config: roleConfig(tg, first, "VM.Audit")},
+			{
+				PreConfig: func() {
+					if err := tg.Client.DeleteRole(context.Background(), first); err != nil {
+						t.Fatalf("delete role outside Terraform: %v", err)
+					}
+				},
+				Config:           roleConfig(tg, first, "VM.Audit"),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
+				Check:            checkRolePrivileges(tg, first, "VM.Audit"),
+			},
 			{
 				Config:           roleConfig(tg, second, "VM.Audit"),
 				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionDestroyBeforeCreate),
@@ -169,28 +181,6 @@ func TestAccRole_existingRoleIsNotTakenOver(t *testing.T) {
 	if err := checkRolePrivileges(tg, roleid, "VM.Audit")(nil); err != nil {
 		t.Error(err)
 	}
-}
-
-func TestAccRole_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	roleid := roleName()
-
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkRoleGone(tg, roleid),
-		Steps: []resource.TestStep{
-			{Config: roleConfig(tg, roleid, "VM.Audit")},
-			{
-				PreConfig: func() {
-					if err := tg.Client.DeleteRole(context.Background(), roleid); err != nil {
-						t.Fatalf("delete role outside Terraform: %v", err)
-					}
-				},
-				Config:           roleConfig(tg, roleid, "VM.Audit"),
-				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
-			},
-		},
-	})
 }
 
 // Bad names and privileges are refused at plan time, naming the
