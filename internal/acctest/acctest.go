@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,9 +215,56 @@ func parseVMIDRange(s string) (low, high int, ok bool) {
 }
 
 func factories(p func() fwprovider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
+	newServer := providerserver.NewProtocol6WithError(p())
+	schema := &schemaOnce{}
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		"pve": providerserver.NewProtocol6WithError(p()),
+		"pve": func() (tfprotov6.ProviderServer, error) {
+			server, err := newServer()
+			if err != nil {
+				return nil, err
+			}
+			full, ok := server.(fullProviderServer)
+			if !ok {
+				return server, nil
+			}
+			return schemaCachingServer{fullProviderServer: full, schema: schema}, nil
+		},
 	}
+}
+
+// Every Terraform command of a test asks a new provider server for the
+// provider's schema, and building it is a good part of what the provider
+// does for the test. The schema does not change within a test process, so
+// a test's servers build it once and share the answer. The framework
+// serves every other call without being asked for its schema first
+// (Terraform may skip that call; see ServerCapabilities), so the servers
+// behave as when Terraform asks each of them.
+type schemaCachingServer struct {
+	fullProviderServer
+	schema *schemaOnce
+}
+
+// fullProviderServer is every call a provider server may serve: the
+// wrapper passes on the optional ones too. terraform-plugin-go finds them
+// through these interfaces until they move into ProviderServer.
+type fullProviderServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ProviderServerWithListResource //nolint:staticcheck // how terraform-plugin-go finds list calls today
+	tfprotov6.ProviderServerWithActions      //nolint:staticcheck // how terraform-plugin-go finds action calls today
+	tfprotov6.ProviderServerWithStateStores  //nolint:staticcheck // how terraform-plugin-go finds state store calls today
+}
+
+type schemaOnce struct {
+	once sync.Once
+	resp *tfprotov6.GetProviderSchemaResponse
+	err  error
+}
+
+func (s schemaCachingServer) GetProviderSchema(ctx context.Context, req *tfprotov6.GetProviderSchemaRequest) (*tfprotov6.GetProviderSchemaResponse, error) {
+	s.schema.once.Do(func() {
+		s.schema.resp, s.schema.err = s.fullProviderServer.GetProviderSchema(ctx, req)
+	})
+	return s.schema.resp, s.schema.err
 }
 
 // Config prefixes a test configuration with the provider block for this

@@ -30,9 +30,21 @@ type Protocol struct {
 // NewProtocol starts a simulator and a configured provider server.
 func NewProtocol(tb testing.TB) *Protocol {
 	tb.Helper()
+	return newProtocol(tb, "")
+}
+
+// NewProtocolOnPVE is NewProtocol with the simulator serving the given PVE
+// release ("8.4", "9.1", "9.2"), for what differs between releases.
+func NewProtocolOnPVE(tb testing.TB, version string) *Protocol {
+	tb.Helper()
+	return newProtocol(tb, version)
+}
+
+func newProtocol(tb testing.TB, pveVersion string) *Protocol {
+	tb.Helper()
 	ctx := context.Background()
 	token := "root@pam!bench=" + randomHex(16)
-	sim, err := pvesim.New(pvesim.Options{Tokens: []string{token}})
+	sim, err := pvesim.New(pvesim.Options{Tokens: []string{token}, PVEVersion: pveVersion})
 	if err != nil {
 		tb.Fatalf("start simulator: %v", err)
 	}

@@ -2,6 +2,7 @@ package acctest
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -76,4 +77,48 @@ func WantAll(tb testing.TB, what, text string, parts ...string) {
 			tb.Errorf("%s does not say %q:\n%s", what, part, text)
 		}
 	}
+}
+
+// PlanDiagnostics runs what `terraform plan` asks of the provider for one
+// resource: ValidateResourceConfig of config and, when that finds no
+// error, PlanResourceChange of config against prior (NullState for a
+// create). It returns the diagnostics of the step that stopped or of the
+// plan, for tests of what a plan refuses or warns about.
+func (p *Protocol) PlanDiagnostics(tb testing.TB, typeName string, prior, config *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
+	tb.Helper()
+	validation, err := p.Server.ValidateResourceConfig(context.Background(), &tfprotov6.ValidateResourceConfigRequest{
+		TypeName: typeName,
+		Config:   config,
+	})
+	if err != nil {
+		tb.Fatalf("validate %s: %v", typeName, err)
+	}
+	if hasErrors(validation.Diagnostics) {
+		return validation.Diagnostics
+	}
+	return p.PlanResponse(tb, typeName, prior, config).Diagnostics
+}
+
+// WantError fails tb unless diags hold an error whose summary and detail
+// (as "SUMMARY: DETAIL") match want and, when attribute is not empty,
+// that names the top-level attribute of that name: the refusal Terraform
+// shows at plan time.
+func WantError(tb testing.TB, diags []*tfprotov6.Diagnostic, attribute string, want *regexp.Regexp) {
+	tb.Helper()
+	var texts []string
+	for _, d := range diags {
+		if d.Severity != tfprotov6.DiagnosticSeverityError {
+			continue
+		}
+		text := d.Summary + ": " + d.Detail
+		if !want.MatchString(text) {
+			texts = append(texts, text)
+			continue
+		}
+		if attribute != "" && !d.Attribute.Equal(tftypes.NewAttributePath().WithAttributeName(attribute)) {
+			tb.Errorf("the error %q names %v, want attribute %s", text, d.Attribute, attribute)
+		}
+		return
+	}
+	tb.Errorf("no error matches %q; errors:\n%s", want, strings.Join(texts, "\n"))
 }

@@ -125,6 +125,8 @@ func TestAccACL_lifecycle(t *testing.T) {
 	})
 }
 
+// Entries for a user and for a token; the user's, removed outside
+// Terraform, is added again by the next apply.
 func TestAccACL_userAndToken(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -176,64 +178,55 @@ resource "pve_acl" "token" {
 				ImportStateVerify:       true,
 				ImportStateVerifyIgnore: []string{"allow_self_lockout"},
 			},
+			{
+				// Removed outside Terraform: the next apply adds the
+				// entry again.
+				PreConfig: func() {
+					change := pveapi.ACLChange{Path: "/storage", Roles: []string{"PVEDatastoreUser"}, Users: []string{user}, Delete: true}
+					if err := tg.Client.UpdateACL(context.Background(), change); err != nil {
+						t.Fatalf("remove the entry outside Terraform: %v", err)
+					}
+				},
+				Config:           config,
+				ConfigPlanChecks: expectPlanAction("pve_acl.user", plancheck.ResourceActionCreate),
+				Check:            checkACL(tg, true, "/storage", "user", user, "PVEDatastoreUser"),
+			},
 		},
 	})
 }
 
-func TestAccACL_badInput(t *testing.T) {
+// Bad input is refused at plan time, naming the attribute.
+func TestACLPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      aclConfig(tg, "/vms/100/", "PVEAuditor", `group = "ops"`, ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute path: write ACL path "/vms/100/" as "/vms/100", the form PVE stores.`),
-			},
-			{
-				Config:      aclConfig(tg, "/vms/abc", "PVEAuditor", `group = "ops"`, ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute path: ACL path "/vms/abc" is not a path PVE grants permissions on`),
-			},
-			{
-				Config:      aclConfig(tg, "/", "PVEAuditor", `group = "ops"`, `  user = "alice@pve"`+"\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`),
-			},
-			{
-				Config:      tg.Config("resource \"pve_acl\" \"test\" {\n  path = \"/\"\n  role = \"PVEAuditor\"\n}\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`),
-			},
-			{
-				Config:      aclConfig(tg, "/", "PVEAuditor", `user = "root@pam"`, ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute user: root@pam holds every privilege on every path, and PVE does not store ACL entries for it.`),
-			},
-			{
-				Config:      aclConfig(tg, "/", "PVEAuditor", `token = "alice@pve"`, ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute token: token id "alice@pve" must be USER@REALM!TOKEN`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	for _, c := range []struct {
+		attrs     map[string]any
+		attribute string
+		want      *regexp.Regexp
+	}{
+		{map[string]any{"path": "/vms/100/", "role": "PVEAuditor", "group": "ops"}, "path",
+			wrapped(`Attribute path: write ACL path "/vms/100/" as "/vms/100", the form PVE stores.`)},
+		{map[string]any{"path": "/vms/abc", "role": "PVEAuditor", "group": "ops"}, "path",
+			wrapped(`Attribute path: ACL path "/vms/abc" is not a path PVE grants permissions on`)},
+		{map[string]any{"path": "/", "role": "PVEAuditor", "group": "ops", "user": "alice@pve"}, "",
+			regexp.MustCompile(`(?s)Invalid Attribute Combination.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`)},
+		{map[string]any{"path": "/", "role": "PVEAuditor"}, "",
+			regexp.MustCompile(`(?s)Missing Attribute Configuration.*Exactly one of these attributes must be configured:\s+\[user,group,token\]`)},
+		{map[string]any{"path": "/", "role": "PVEAuditor", "user": "root@pam"}, "user",
+			wrapped(`Attribute user: root@pam holds every privilege on every path, and PVE does not store ACL entries for it.`)},
+		{map[string]any{"path": "/", "role": "PVEAuditor", "token": "alice@pve"}, "token",
+			wrapped(`Attribute token: token id "alice@pve" must be USER@REALM!TOKEN`)},
+	} {
+		acctest.WantError(t, p.PlanCreate(t, "pve_acl", c.attrs), c.attribute, c.want)
+	}
 }
 
 // /sdn/fabrics exists from PVE 9.0 on.
-func TestAccACL_pathPerRelease(t *testing.T) {
+func TestACLPathPerRelease(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "8.4")
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      aclConfig(tg, "/sdn/fabrics", "PVEAuditor", `group = "ops"`, ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute path: ACL path "/sdn/fabrics" needs PVE 9.0 or later; this is PVE 8.4.`),
-			},
-		},
-	})
+	p := acctest.NewProtocolOnPVE(t, "8.4")
+	diags := p.PlanCreate(t, "pve_acl", map[string]any{"path": "/sdn/fabrics", "role": "PVEAuditor", "group": "ops"})
+	acctest.WantError(t, diags, "path", wrapped(`Attribute path: ACL path "/sdn/fabrics" needs PVE 9.0 or later; this is PVE 8.4.`))
 }
 
 // PUT /access/acl accepts an entry that exists; the provider looks first
@@ -260,30 +253,6 @@ func TestAccACL_existingEntryIsNotTakenOver(t *testing.T) {
 	if err != nil || !found || !bool(e.Propagate) {
 		t.Errorf("the entry was changed: %+v found=%t err=%v", e, found, err)
 	}
-}
-
-func TestAccACL_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	group := acctest.Name("tfacc")
-	createGroup(t, tg, group)
-	config := aclConfig(tg, "/storage", "PVEDatastoreUser", fmt.Sprintf("group = %q", group), "")
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() {
-					change := pveapi.ACLChange{Path: "/storage", Roles: []string{"PVEDatastoreUser"}, Groups: []string{group}, Delete: true}
-					if err := tg.Client.UpdateACL(context.Background(), change); err != nil {
-						t.Fatalf("remove the entry outside Terraform: %v", err)
-					}
-				},
-				Config:           config,
-				ConfigPlanChecks: expectPlanAction(aclAddr, plancheck.ResourceActionCreate),
-			},
-		},
-	})
 }
 
 // Twenty entries in one apply all land: every write queues on user.cfg's

@@ -212,37 +212,27 @@ func TestAccAPIToken_disappears(t *testing.T) {
 	})
 }
 
-func TestAccAPIToken_badInput(t *testing.T) {
+// Bad input is refused at plan time, naming the attribute.
+func TestAPITokenPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	conf := newTokenConf(tg)
-	planFails := func(c tokenConf, want string) resource.TestStep {
-		return resource.TestStep{Config: tg.Config(c.hcl()), PlanOnly: true, ExpectError: regexp.MustCompile(want)}
+	p := acctest.NewProtocol(t)
+	token := func(name string, value any) map[string]any {
+		attrs := map[string]any{"userid": "root@pam", "token_name": acctest.Name("tfacc")}
+		attrs[name] = value
+		return attrs
 	}
-	badName, badUser, fraction, early, zero := conf, conf, conf, conf, conf
-	badName.name = "9lives"
-	badUser.userid = "alice"
-	fraction.expire = "2099-01-01T00:00:00.5Z"
-	early.expire = "1969-12-31T23:59:59Z"
-	zero.comment = "0"
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			planFails(badName, `(?s)Attribute token_name: token name "9lives" must be at least 2\s+characters: a\s+letter`),
-			planFails(badUser, `(?s)Attribute userid:.*alice`),
-			planFails(fraction, `(?s)Attribute expire:.*whole seconds`),
-			planFails(early, `(?s)Attribute expire:.*not after\s+1970`),
-			planFails(zero, `(?s)Attribute comment: PVE does not keep the comment "0"`),
-			{
-				Config: tg.Config(`resource "pve_api_token" "test" {
-  userid     = "root@pam"
-  token_name = "ok"
-  expire     = "next year"
-}
-`),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Invalid RFC3339 String Value.*next year`),
-			},
-		},
-	})
+	for _, c := range []struct {
+		attrs     map[string]any
+		attribute string
+		want      string
+	}{
+		{token("token_name", "9lives"), "token_name", `(?s)Attribute token_name: token name "9lives" must be at least 2\s+characters: a\s+letter`},
+		{token("userid", "alice"), "userid", `(?s)Attribute userid:.*alice`},
+		{token("expire", "2099-01-01T00:00:00.5Z"), "expire", `(?s)Attribute expire:.*whole seconds`},
+		{token("expire", "1969-12-31T23:59:59Z"), "expire", `(?s)Attribute expire:.*not after\s+1970`},
+		{token("comment", "0"), "comment", `(?s)Attribute comment: PVE does not keep the comment "0"`},
+		{map[string]any{"userid": "root@pam", "token_name": "ok", "expire": "next year"}, "expire", `(?s)Invalid RFC3339 String Value.*next year`},
+	} {
+		acctest.WantError(t, p.PlanCreate(t, "pve_api_token", c.attrs), c.attribute, regexp.MustCompile(c.want))
+	}
 }

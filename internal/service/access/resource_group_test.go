@@ -27,9 +27,24 @@ func groupConfig(tg *acctest.Target, groupid, comment string) string {
 	return tg.Config(fmt.Sprintf("resource \"pve_group\" \"test\" {\n%s}\n", hcl("groupid", groupid, "comment", commentValue)))
 }
 
+// The lifecycle, then a group deleted outside Terraform is created again
+// by the next apply.
 func TestAccGroup_lifecycle(t *testing.T) {
 	t.Parallel()
-	testGroupLifecycle(t, acctest.New(t))
+	tg := acctest.New(t)
+	testGroupLifecycle(t, tg, func(groupid string) resource.TestStep {
+		return resource.TestStep{
+			PreConfig: func() {
+				if err := tg.Client.DeleteGroup(context.Background(), groupid); err != nil {
+					t.Fatalf("delete group outside Terraform: %v", err)
+				}
+			},
+			Config: groupConfig(tg, groupid, ""),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreate)},
+			},
+		}
+	})
 }
 
 // PVE 8.4 keeps groups the same way (its looser group names are refused
@@ -39,13 +54,19 @@ func TestAccGroup_lifecyclePVE84(t *testing.T) {
 	testGroupLifecycle(t, acctest.NewOnPVE(t, "8.4"))
 }
 
-func testGroupLifecycle(t *testing.T, tg *acctest.Target) {
+// testGroupLifecycle runs the lifecycle of a group and then the steps more
+// makes for its groupid.
+func testGroupLifecycle(t *testing.T, tg *acctest.Target, more ...func(groupid string) resource.TestStep) {
 	t.Helper()
 	groupid := acctest.Name("tfacc")
+	extra := make([]resource.TestStep, len(more))
+	for i, step := range more {
+		extra[i] = step(groupid)
+	}
 	writes := acctest.NewPathWriteWatch(tg, "/access/groups")
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: checkGroupDestroyed(tg, groupid),
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				Config: groupConfig(tg, groupid, "developers"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -104,7 +125,7 @@ func testGroupLifecycle(t *testing.T, tg *acctest.Target) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionNoop)},
 				},
 			},
-		},
+		}, extra...),
 	})
 }
 
@@ -179,44 +200,12 @@ func TestAccGroup_existingIsNotTakenOver(t *testing.T) {
 	}
 }
 
-func TestAccGroup_disappears(t *testing.T) {
+// Bad input is refused at plan time, naming the attribute.
+func TestGroupPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	groupid := acctest.Name("tfacc")
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkGroupDestroyed(tg, groupid),
-		Steps: []resource.TestStep{
-			{Config: groupConfig(tg, groupid, "")},
-			{
-				PreConfig: func() {
-					if err := tg.Client.DeleteGroup(context.Background(), groupid); err != nil {
-						t.Fatalf("delete group outside Terraform: %v", err)
-					}
-				},
-				Config: groupConfig(tg, groupid, ""),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreate)},
-				},
-			},
-		},
-	})
-}
-
-func TestAccGroup_badInput(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      groupConfig(tg, "ops:admins", ""),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute groupid: group name "ops:admins" must be letters`),
-			},
-			{
-				Config:      groupConfig(tg, "ops", "0"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute comment: must not be "0"`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	acctest.WantError(t, p.PlanCreate(t, "pve_group", map[string]any{"groupid": "ops:admins"}), "groupid",
+		regexp.MustCompile(`(?s)Attribute groupid: group name "ops:admins" must be letters`))
+	acctest.WantError(t, p.PlanCreate(t, "pve_group", map[string]any{"groupid": "ops", "comment": "0"}), "comment",
+		regexp.MustCompile(`(?s)Attribute comment: must not be "0"`))
 }

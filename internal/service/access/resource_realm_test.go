@@ -160,27 +160,15 @@ func TestAccRealm_ldapLifecycle(t *testing.T) {
 				ImportStateId:   name,
 				GenerateConfig:  true,
 			},
-		},
-	})
-}
-
-// A realm deleted outside Terraform is created again by the next apply.
-func TestAccRealm_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	name := acctest.Name("tfacc")
-	config := realmConfig(tg, ldapRealmBody(name, ""))
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkRealmDestroyed(tg, name),
-		Steps: []resource.TestStep{
-			{Config: config},
 			{
+				// Deleted outside Terraform: the next apply creates it
+				// again.
 				PreConfig: func() {
 					if err := tg.Client.DeleteRealm(context.Background(), name); err != nil {
 						t.Fatalf("delete realm outside Terraform: %v", err)
 					}
 				},
-				Config:           config,
+				Config:           realmConfig(tg, second),
 				ConfigPlanChecks: realmActions(realmAddr, plancheck.ResourceActionCreate),
 			},
 		},
@@ -211,41 +199,35 @@ func TestAccRealm_existingIsNotTakenOver(t *testing.T) {
 
 // Attributes of another type, missing required ones and a built-in name
 // with the wrong type are refused at plan time, each naming its attribute.
-func TestAccRealm_badInput(t *testing.T) {
+func TestRealmPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
+	ldap := func(name string, value any) map[string]any {
+		return map[string]any{"realm": "corp", "type": "ldap", "server1": "ldap1.example.com",
+			"base_dn": "ou=people,dc=example,dc=com", "user_attr": "uid", name: value}
+	}
 	cases := []struct {
-		body string
-		want string
+		attrs map[string]any
+		want  string
 	}{
-		{ldapRealmBody("corp", `  issuer_url = "https://id.example.com"`),
+		{ldap("issuer_url", "https://id.example.com"),
 			`(?s)Attribute Not Available For This Realm Type.*issuer_url \(PVE option issuer-url\) is for openid realms\s+only; this realm's type is ldap`},
-		{`  realm = "corp"
-  type = "openid"
-  issuer_url = "https://id.example.com"
-  client_id = "pve"
-  tfa = { type = "oath" }`, `(?s)tfa \(PVE option tfa\) is for pam, pve, ldap and ad realms only`},
-		{`  realm = "corp"
-  type = "ad"
-  server1 = "dc1.example.com"`, `(?s)Missing Realm Setting.*needs domain`},
-		{`  realm = "pam"
-  type = "pve"`, `(?s)Built-In Realm Type Mismatch.*set type = "pam"`},
-		{`  realm = "corp"
-  type = "pve"`, `(?s)Built-In Realm Type Mismatch.*set realm = "pve"`},
-		{ldapRealmBody("corp", `  password_wo = "x"`), `(?s)Missing Secret Version.*password_wo_version`},
-		{ldapRealmBody("corp", `  sync_trigger = "1"`), `(?s)Sync Trigger Without Sync`},
-		{ldapRealmBody("corp", `  sync = {}`), `(?s)Missing Sync Scope.*sync.scope or sync_defaults.scope`},
-		{ldapRealmBody("corp", `  sync_defaults = {}`), `(?s)Empty Sync Defaults`},
-		{ldapRealmBody("corp", `  sync_attributes = { mail = "mail" }`), `(?s)sync_attributes.*value must be one of`},
-		{ldapRealmBody("corp", `  user_classes = ["inet orgperson"]`), `(?s)LDAP attribute name`},
-		{`  realm = "p"
-  type = "ldap"`, `(?s)realm`},
+		{map[string]any{"realm": "corp", "type": "openid", "issuer_url": "https://id.example.com", "client_id": "pve",
+			"tfa": map[string]any{"type": "oath"}}, `(?s)tfa \(PVE option tfa\) is for pam, pve, ldap and ad realms only`},
+		{map[string]any{"realm": "corp", "type": "ad", "server1": "dc1.example.com"}, `(?s)Missing Realm Setting.*needs domain`},
+		{map[string]any{"realm": "pam", "type": "pve"}, `(?s)Built-In Realm Type Mismatch.*set type = "pam"`},
+		{map[string]any{"realm": "corp", "type": "pve"}, `(?s)Built-In Realm Type Mismatch.*set realm = "pve"`},
+		{ldap("password_wo", "x"), `(?s)Missing Secret Version.*password_wo_version`},
+		{ldap("sync_trigger", "1"), `(?s)Sync Trigger Without Sync`},
+		{ldap("sync", map[string]any{}), `(?s)Missing Sync Scope.*sync.scope or sync_defaults.scope`},
+		{ldap("sync_defaults", map[string]any{}), `(?s)Empty Sync Defaults`},
+		{ldap("sync_attributes", map[string]string{"mail": "mail"}), `(?s)sync_attributes.*value must be one of`},
+		{ldap("user_classes", []string{"inet orgperson"}), `(?s)LDAP attribute name`},
+		{map[string]any{"realm": "p", "type": "ldap"}, `(?s)realm`},
 	}
-	steps := make([]resource.TestStep, len(cases))
-	for i, c := range cases {
-		steps[i] = resource.TestStep{Config: realmConfig(tg, c.body), PlanOnly: true, ExpectError: regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`))}
+	for _, c := range cases {
+		acctest.WantError(t, p.PlanCreate(t, "pve_realm", c.attrs), "", regexp.MustCompile(strings.ReplaceAll(c.want, " ", `\s+`)))
 	}
-	tg.Run(t, resource.TestCase{Steps: steps})
 }
 
 // A realm whose sync defaults use PVE's deprecated full and purge flags

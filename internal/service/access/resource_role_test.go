@@ -130,7 +130,9 @@ func TestAccRole_lifecycle(t *testing.T) {
 	})
 }
 
-func TestAccRole_renameReplaces(t *testing.T) {
+// A role deleted outside Terraform is created again by the next apply; a
+// new roleid replaces the role.
+func TestAccRole_disappearsAndRenameReplaces(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 	first, second := roleName(), roleName()
@@ -139,6 +141,16 @@ func TestAccRole_renameReplaces(t *testing.T) {
 		CheckDestroy: checkRoleGone(tg, second),
 		Steps: []resource.TestStep{
 			{Config: roleConfig(tg, first, "VM.Audit")},
+			{
+				PreConfig: func() {
+					if err := tg.Client.DeleteRole(context.Background(), first); err != nil {
+						t.Fatalf("delete role outside Terraform: %v", err)
+					}
+				},
+				Config:           roleConfig(tg, first, "VM.Audit"),
+				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
+				Check:            checkRolePrivileges(tg, first, "VM.Audit"),
+			},
 			{
 				Config:           roleConfig(tg, second, "VM.Audit"),
 				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionDestroyBeforeCreate),
@@ -171,100 +183,56 @@ func TestAccRole_existingRoleIsNotTakenOver(t *testing.T) {
 	}
 }
 
-func TestAccRole_disappears(t *testing.T) {
+// Bad names and privileges are refused at plan time, naming the
+// attribute.
+func TestRolePlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	roleid := roleName()
-
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkRoleGone(tg, roleid),
-		Steps: []resource.TestStep{
-			{Config: roleConfig(tg, roleid, "VM.Audit")},
-			{
-				PreConfig: func() {
-					if err := tg.Client.DeleteRole(context.Background(), roleid); err != nil {
-						t.Fatalf("delete role outside Terraform: %v", err)
-					}
-				},
-				Config:           roleConfig(tg, roleid, "VM.Audit"),
-				ConfigPlanChecks: expectPlanAction(roleAddr, plancheck.ResourceActionCreate),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	for _, c := range []struct {
+		roleid, privilege string
+		attribute         string
+		want              *regexp.Regexp
+	}{
+		{"PVEVMUser", "VM.Audit", "roleid",
+			wrapped(`Attribute roleid: role "PVEVMUser" is one of PVE's built-in roles, which cannot be created or changed; read a built-in role's privileges with the pve_roles data source`)},
+		{"pveOps", "VM.Audit", "roleid", wrapped(`Attribute roleid: role name "pveOps" starts with "pve": PVE reserves names starting with PVE`)},
+		{"ops team", "VM.Audit", "roleid", wrapped(`Attribute roleid: role name "ops team" must be letters, digits`)},
+		{"ops", "VM.Audit,VM.Console", "privileges", wrapped(`Attribute privileges: "VM.Audit,VM.Console" is not a privilege name: one name per element`)},
+		{"ops", "vm.audit", "privileges", wrapped(`Attribute privileges: privilege "vm.audit" does not exist on PVE`)},
+	} {
+		diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": c.roleid, "privileges": []string{c.privilege}})
+		acctest.WantError(t, diags, c.attribute, c.want)
+	}
 }
 
-func TestAccRole_badName(t *testing.T) {
+func TestRoleImportBuiltinRefused(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      roleConfig(tg, "PVEVMUser", "VM.Audit"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute roleid: role "PVEVMUser" is one of PVE's built-in roles, which cannot be created or changed; read a built-in role's privileges with the pve_roles data source`),
-			},
-			{
-				Config:      roleConfig(tg, "pveOps", "VM.Audit"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute roleid: role name "pveOps" starts with "pve": PVE reserves names starting with PVE`),
-			},
-			{
-				Config:      roleConfig(tg, "ops team", "VM.Audit"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute roleid: role name "ops team" must be letters, digits`),
-			},
-			{
-				Config:      roleConfig(tg, "ops", "VM.Audit,VM.Console"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute privileges: "VM.Audit,VM.Console" is not a privilege name: one name per element`),
-			},
-			{
-				Config:      roleConfig(tg, "ops", "vm.audit"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute privileges: privilege "vm.audit" does not exist on PVE`),
-			},
-		},
-	})
-}
-
-func TestAccRole_importBuiltinRefused(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:        roleConfig(tg, "PVEAuditor", "VM.Audit"),
-				ResourceName:  roleAddr,
-				ImportState:   true,
-				ImportStateId: "PVEAuditor",
-				ExpectError:   wrapped(`Import pve_role by its roleid: role "PVEAuditor" is one of PVE's built-in roles`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	acctest.WantError(t, p.ImportDiagnostics(t, "pve_role", "PVEAuditor"), "",
+		wrapped(`Import pve_role by its roleid: role "PVEAuditor" is one of PVE's built-in roles`))
 }
 
 // PVE 9.0 dropped VM.Monitor: the plan names the attribute, the privilege
 // and what replaces it.
-func TestAccRole_vmMonitorRefusedOnPVE9(t *testing.T) {
+func TestRoleVMMonitorRefusedOnPVE9(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "9.1")
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:   roleConfig(tg, roleName(), "VM.Audit", "VM.Monitor"),
-				PlanOnly: true,
-				ExpectError: regexp.MustCompile(`(?s)Unknown Privilege.*` + wrapped(`Attribute privileges: privilege "VM.Monitor" does not exist on PVE 9.1 (PVE 9.0 dropped it): for the guest agent use VM.GuestAgent.Audit,`).String() +
-					`.*` + wrapped(`for the QEMU monitor Sys.Audit`).String()),
-			},
-		},
-	})
+	p := acctest.NewProtocolOnPVE(t, "9.1")
+	diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.Audit", "VM.Monitor"}})
+	acctest.WantError(t, diags, "privileges", regexp.MustCompile(`(?s)Unknown Privilege.*`+wrapped(`Attribute privileges: privilege "VM.Monitor" does not exist on PVE 9.1 (PVE 9.0 dropped it): for the guest agent use VM.GuestAgent.Audit,`).String()+
+		`.*`+wrapped(`for the QEMU monitor Sys.Audit`).String()))
 }
 
 // PVE 8.4 has no VM.GuestAgent.* privileges.
-func TestAccRole_guestAgentPrivilegeRefusedOnPVE84(t *testing.T) {
+func TestRoleGuestAgentPrivilegeRefusedOnPVE84(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocolOnPVE(t, "8.4")
+	diags := p.PlanCreate(t, "pve_role", map[string]any{"roleid": roleName(), "privileges": []string{"VM.GuestAgent.Audit"}})
+	acctest.WantError(t, diags, "privileges",
+		wrapped(`Attribute privileges: privilege "VM.GuestAgent.Audit" does not exist on PVE 8.4 (PVE 9.0 added it): on PVE 8 VM.Monitor grants guest agent access`))
+}
+
+// VM.Monitor is what PVE 8.4 takes.
+func TestAccRole_vmMonitorOnPVE84(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "8.4")
 	roleid := roleName()
@@ -273,12 +241,6 @@ func TestAccRole_guestAgentPrivilegeRefusedOnPVE84(t *testing.T) {
 		CheckDestroy: checkRoleGone(tg, roleid),
 		Steps: []resource.TestStep{
 			{
-				Config:      roleConfig(tg, roleid, "VM.GuestAgent.Audit"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute privileges: privilege "VM.GuestAgent.Audit" does not exist on PVE 8.4 (PVE 9.0 added it): on PVE 8 VM.Monitor grants guest agent access`),
-			},
-			{
-				// And VM.Monitor is what 8.4 takes.
 				Config: roleConfig(tg, roleid, "VM.Monitor", "VM.Audit"),
 				Check:  checkRolePrivileges(tg, roleid, "VM.Audit", "VM.Monitor"),
 			},

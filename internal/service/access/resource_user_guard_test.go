@@ -102,58 +102,42 @@ func TestAccUser_passwordChangeRefusedUnderToken(t *testing.T) {
 
 // PVE keeps passwords only for the pve realm: a pam user's password is one
 // node's Linux password, other realms refuse.
-func TestAccUser_passwordRealmRefused(t *testing.T) {
+func TestUserPlanRefusesPasswordOutsidePVERealm(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      passwordUserConfig(tg, "alice@pam", testPassword, 1),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute password_wo cannot be set for alice@pam.*Linux password of\s+one node`),
-			},
-			{
-				Config:      passwordUserConfig(tg, "alice@corp-ldap", testPassword, 1),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute password_wo cannot be set.*only for users of the pve\s+realm`),
-			},
-			{
-				Config:      tg.Config("resource \"pve_user\" \"test\" {\n  userid = \"alice@pve\"\n  password_wo_version = 1\n}\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`password_wo`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@pam", "password_wo": testPassword, "password_wo_version": 1}),
+		"password_wo", regexp.MustCompile(`(?s)Attribute password_wo cannot be set for alice@pam.*Linux password of\s+one node`))
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@corp-ldap", "password_wo": testPassword, "password_wo_version": 1}),
+		"password_wo", regexp.MustCompile(`(?s)Attribute password_wo cannot be set.*only for users of the pve\s+realm`))
+	acctest.WantError(t, p.PlanCreate(t, "pve_user", map[string]any{"userid": "alice@pve", "password_wo_version": 1}),
+		"", regexp.MustCompile(`password_wo`))
 }
 
 // Values PVE would drop or change are refused at plan time, naming the
 // attribute.
-func TestAccUser_badInput(t *testing.T) {
+func TestUserPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	bad := func(attrs, want string) resource.TestStep {
-		return resource.TestStep{
-			Config:      tg.Config("resource \"pve_user\" \"test\" {\n" + attrs + "}\n"),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(want),
-		}
+	p := acctest.NewProtocol(t)
+	for _, c := range []struct {
+		attrs     map[string]any
+		attribute string
+		want      string
+	}{
+		{map[string]any{"userid": "alice"}, "userid", `(?s)Attribute userid: user id "alice" must be\s+USER@REALM`},
+		{map[string]any{"userid": "alice@pve", "first_name": "0"}, "first_name", `(?s)Attribute first_name: must not be "0"`},
+		{map[string]any{"userid": "alice@pve", "last_name": ""}, "last_name", `(?s)Attribute last_name: must not be empty`},
+		{map[string]any{"userid": "alice@pve", "comment": " on call"}, "comment", `(?s)Attribute comment:.*space`},
+		{map[string]any{"userid": "alice@pve", "email": "alice"}, "email", `(?s)Attribute email:.*does not look like an email`},
+		{map[string]any{"userid": "alice@pve", "keys": "x"}, "keys", `(?s)Attribute keys:.*marker`},
+		{map[string]any{"userid": "alice@pve", "expire": "2030-01-01T00:00:00.5Z"}, "expire", `(?s)Attribute expire:.*fraction`},
+		{map[string]any{"userid": "alice@pve", "expire": "1970-01-01T00:00:00Z"}, "expire", `(?s)Attribute expire:.*never expires`},
+		{map[string]any{"userid": "alice@pve", "expire": "tomorrow"}, "expire", `Invalid RFC3339 String Value`},
+		{map[string]any{"userid": "alice@pve", "groups": []string{}}, "groups", `(?s)Attribute groups set must contain at least 1`},
+		{map[string]any{"userid": "alice@pve", "groups": []string{"a:b"}}, "", `(?s)group name "a:b"`},
+		{map[string]any{"userid": "alice@pve", "password_wo": "short", "password_wo_version": 1}, "password_wo", `(?s)password_wo string length must be between 8`},
+	} {
+		acctest.WantError(t, p.PlanCreate(t, "pve_user", c.attrs), c.attribute, regexp.MustCompile(c.want))
 	}
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			bad(hcl("userid", "alice"), `(?s)Attribute userid: user id "alice" must be\s+USER@REALM`),
-			bad(hcl("userid", "alice@pve", "first_name", "0"), `(?s)Attribute first_name: must not be "0"`),
-			bad(hcl("userid", "alice@pve", "last_name", ""), `(?s)Attribute last_name: must not be empty`),
-			bad(hcl("userid", "alice@pve", "comment", " on call"), `(?s)Attribute comment:.*space`),
-			bad(hcl("userid", "alice@pve", "email", "alice"), `(?s)Attribute email:.*does not look like an email`),
-			bad(hcl("userid", "alice@pve", "keys", "x"), `(?s)Attribute keys:.*marker`),
-			bad(hcl("userid", "alice@pve", "expire", "2030-01-01T00:00:00.5Z"), `(?s)Attribute expire:.*fraction`),
-			bad(hcl("userid", "alice@pve", "expire", "1970-01-01T00:00:00Z"), `(?s)Attribute expire:.*never expires`),
-			bad(hcl("userid", "alice@pve", "expire", "tomorrow"), `Invalid RFC3339 String Value`),
-			bad(hcl("userid", "alice@pve", "groups", expr("[]")), `(?s)Attribute groups set must contain at least 1`),
-			bad(hcl("userid", "alice@pve", "groups", expr(`["a:b"]`)), `(?s)group name "a:b"`),
-			bad(hcl("userid", "alice@pve", "password_wo", "short", "password_wo_version", 1), `(?s)password_wo string length must be between 8`),
-		},
-	})
 }
 
 // The provider runs as root@pam (its token's owner) against the

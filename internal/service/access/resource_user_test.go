@@ -52,9 +52,24 @@ resource "pve_user" "test" {
 `, n.dev, n.ops, n.userid, userAttrs))
 }
 
+// The lifecycle, then a user deleted outside Terraform is created again by
+// the next apply.
 func TestAccUser_lifecycle(t *testing.T) {
 	t.Parallel()
-	testUserLifecycle(t, acctest.New(t))
+	tg := acctest.New(t)
+	testUserLifecycle(t, tg, func(userid, lastConfig string) resource.TestStep {
+		return resource.TestStep{
+			PreConfig: func() {
+				if err := tg.Client.DeleteUser(context.Background(), userid); err != nil {
+					t.Fatalf("delete user outside Terraform: %v", err)
+				}
+			},
+			Config: lastConfig,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate)},
+			},
+		}
+	})
 }
 
 // PVE 8.4 keeps users the same way.
@@ -63,7 +78,9 @@ func TestAccUser_lifecyclePVE84(t *testing.T) {
 	testUserLifecycle(t, acctest.NewOnPVE(t, "8.4"))
 }
 
-func testUserLifecycle(t *testing.T, tg *acctest.Target) {
+// testUserLifecycle runs the lifecycle of a user and then the steps more
+// makes for its userid and the configuration last applied.
+func testUserLifecycle(t *testing.T, tg *acctest.Target, more ...func(userid, lastConfig string) resource.TestStep) {
 	t.Helper()
 	n := newUserTestNames()
 	userWrites := acctest.NewPathWriteWatch(tg, "/access/users/"+url.PathEscape(n.userid))
@@ -81,6 +98,11 @@ func testUserLifecycle(t *testing.T, tg *acctest.Target) {
 	plain := hcl("last_name", "Example", "email", "alice@example.org", "enabled", false,
 		"groups", expr("[pve_group.dev.groupid, pve_group.ops.groupid]"))
 
+	extra := make([]resource.TestStep, len(more))
+	for i, step := range more {
+		extra[i] = step(n.userid, n.config(tg, updated))
+	}
+
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: func(s *terraform.State) error {
 			if err := checkUserDestroyed(tg, n.userid)(s); err != nil {
@@ -88,7 +110,7 @@ func testUserLifecycle(t *testing.T, tg *acctest.Target) {
 			}
 			return checkGroupDestroyed(tg, n.dev, n.ops)(s)
 		},
-		Steps: []resource.TestStep{
+		Steps: append([]resource.TestStep{
 			{
 				Config: n.config(tg, created),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
@@ -165,7 +187,7 @@ func testUserLifecycle(t *testing.T, tg *acctest.Target) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionNoop)},
 				},
 			},
-		},
+		}, extra...),
 	})
 }
 
@@ -231,30 +253,6 @@ func TestAccUser_existingIsNotTakenOver(t *testing.T) {
 	if u, err := tg.Client.GetUser(ctx, userid); err != nil || u.Comment != "theirs" {
 		t.Errorf("the existing user changed: %+v, %v", u, err)
 	}
-}
-
-func TestAccUser_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	userid := acctest.Name("tfacc") + "@pve"
-	config := tg.Config(fmt.Sprintf("resource \"pve_user\" \"test\" {\n  userid = %q\n}\n", userid))
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkUserDestroyed(tg, userid),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() {
-					if err := tg.Client.DeleteUser(context.Background(), userid); err != nil {
-						t.Fatalf("delete user outside Terraform: %v", err)
-					}
-				},
-				Config: config,
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(userAddr, plancheck.ResourceActionCreate)},
-				},
-			},
-		},
-	})
 }
 
 // A group joined outside Terraform is taken away again: groups is all of

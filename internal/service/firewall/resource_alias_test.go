@@ -233,39 +233,33 @@ func TestAccFirewallAlias_outsideChange(t *testing.T) {
 	})
 }
 
-func TestAccFirewallAlias_badInput(t *testing.T) {
+func TestFirewallAliasPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      aliasConfig(tg, "1office", "192.0.2.1", ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute name is not a name PVE accepts: alias name "1office" must be at least 2 characters: a letter, then letters, digits,`),
-			},
-			{
-				Config:      aliasConfig(tg, "office", "192.0.2.300", ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: "192.0.2.300" does not look like a valid IP address`),
-			},
-			{
-				Config:      aliasConfig(tg, "office", "192.0.2.0/33", ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: prefix length 33 in "192.0.2.0/33" is longer than the address`),
-			},
-			{
-				Config:      aliasConfig(tg, "office", "192.0.2.1", "  comment = \" padded\"\n"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute comment must not start or end with white space: PVE would store "padded"`),
-			},
-			{
-				Config:      aliasConfig(tg, "office", "192.0.2.1", "  vmid = 99\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute vmid value must be between 100 and 999999999`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	alias := func(name, cidr string, more ...any) map[string]any {
+		attrs := map[string]any{"name": name, "cidr": cidr}
+		for i := 0; i+1 < len(more); i += 2 {
+			attrs[more[i].(string)] = more[i+1]
+		}
+		return attrs
+	}
+	for _, c := range []struct {
+		attrs     map[string]any
+		attribute string
+		want      *regexp.Regexp
+	}{
+		{alias("1office", "192.0.2.1"), "name",
+			wrapped(`Attribute name is not a name PVE accepts: alias name "1office" must be at least 2 characters: a letter, then letters, digits,`)},
+		{alias("office", "192.0.2.300"), "cidr",
+			wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: "192.0.2.300" does not look like a valid IP address`)},
+		{alias("office", "192.0.2.0/33"), "cidr",
+			wrapped(`Attribute cidr must be an IPv4 or IPv6 address or a network in CIDR notation: prefix length 33 in "192.0.2.0/33" is longer than the address`)},
+		{alias("office", "192.0.2.1", "comment", " padded"), "comment",
+			wrapped(`Attribute comment must not start or end with white space: PVE would store "padded"`)},
+		{alias("office", "192.0.2.1", "vmid", 99), "vmid", regexp.MustCompile(`Attribute vmid value must be between 100 and 999999999`)},
+	} {
+		acctest.WantError(t, p.PlanCreate(t, "pve_firewall_alias", c.attrs), c.attribute, c.want)
+	}
 }
 
 // A guest's alias: created on the guest's firewall, imported as

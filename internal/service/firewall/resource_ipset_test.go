@@ -292,44 +292,31 @@ func TestAccFirewallIPSet_outsideChanges(t *testing.T) {
 	})
 }
 
-func TestAccFirewallIPSet_badInput(t *testing.T) {
+func TestFirewallIPSetPlanRefusesBadInput(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config:      ipsetConfig(tg, "Trusted", ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute name is not a name PVE accepts: IP set name "Trusted" must be lowercase: PVE would store the IP set as "trusted"`),
-			},
-			{
-				Config:      ipsetConfig(tg, "t", ""),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute name is not a name PVE accepts: IP set name "t" must be at least 2 characters`),
-			},
-			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = { \"192.0.2.300\" = {} }\n"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute entries["192.0.2.300"] must be an IPv4 or IPv6 address, a network in CIDR notation, or an alias`),
-			},
-			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = { \"0.0.0.0/0\" = {} }\n"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`a zero prefix is not allowed in ipset entries`),
-			},
-			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = {\n    \"10.0.0.5\"    = {}\n    \"10.0.0.5/32\" = { comment = \"again\" }\n  }\n"),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`Attribute entries: entries "10.0.0.5" and "10.0.0.5/32" are the same\s+address\s+to\s+PVE`),
-			},
-			{
-				Config:      ipsetConfig(tg, "trusted", "  entries = { \"10.0.0.0/24\" = { comment = \"two\\nlines\" } }\n"),
-				PlanOnly:    true,
-				ExpectError: wrapped(`Attribute entries["10.0.0.0/24"].comment must be a single line`),
-			},
-		},
-	})
+	p := acctest.NewProtocol(t)
+	type entries = map[string]map[string]any
+	for _, c := range []struct {
+		name      string
+		entries   entries
+		attribute string
+		want      *regexp.Regexp
+	}{
+		{"Trusted", nil, "name", wrapped(`Attribute name is not a name PVE accepts: IP set name "Trusted" must be lowercase: PVE would store the IP set as "trusted"`)},
+		{"t", nil, "name", wrapped(`Attribute name is not a name PVE accepts: IP set name "t" must be at least 2 characters`)},
+		{"trusted", entries{"192.0.2.300": {}}, "",
+			wrapped(`Attribute entries["192.0.2.300"] must be an IPv4 or IPv6 address, a network in CIDR notation, or an alias`)},
+		{"trusted", entries{"0.0.0.0/0": {}}, "", wrapped(`a zero prefix is not allowed in ipset entries`)},
+		{"trusted", entries{"10.0.0.5": {}, "10.0.0.5/32": {"comment": "again"}}, "entries",
+			regexp.MustCompile(`Attribute entries: entries "10.0.0.5" and "10.0.0.5/32" are the same\s+address\s+to\s+PVE`)},
+		{"trusted", entries{"10.0.0.0/24": {"comment": "two\nlines"}}, "", wrapped(`Attribute entries["10.0.0.0/24"].comment must be a single line`)},
+	} {
+		attrs := map[string]any{"name": c.name}
+		if c.entries != nil {
+			attrs["entries"] = c.entries
+		}
+		acctest.WantError(t, p.PlanCreate(t, "pve_firewall_ipset", attrs), c.attribute, c.want)
+	}
 }
 
 // An entry that names an alias: the alias must exist first, so the entry

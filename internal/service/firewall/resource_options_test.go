@@ -482,33 +482,45 @@ func TestAccOptions_digestRefusesConcurrentChange(t *testing.T) {
 	})
 }
 
+// Options out of a firewall's scope and bad values are refused at plan
+// time, naming the attribute.
+func TestOptionsPlanRefusesBadInput(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	for _, c := range []struct {
+		attrs map[string]any
+		want  string
+	}{
+		{map[string]any{"mac_filter": true}, `(?s)Option Not Available For This Firewall.*mac_filter \(PVE option macfilter\) is\s+an\s+option\s+of\s+guests'\s+firewall\s+only.*the\s+cluster's\s+firewall`},
+		{map[string]any{"vmid": 100, "policy_forward": "DROP"}, `(?s)policy_forward.*the\s+cluster's\s+firewall\s+only.*guest\s+100's\s+firewall\s+\(vmid\s+is\s+set\)`},
+		// Each option out of scope is refused on its own.
+		{map[string]any{"node": "pve1", "policy_in": "DROP", "ebtables": true}, `(?s)policy_in \(PVE option policy_in\).*cluster's\s+and\s+guests'\s+firewalls\s+only`},
+		{map[string]any{"node": "pve1", "policy_in": "DROP", "ebtables": true}, `(?s)ebtables \(PVE option ebtables\).*cluster's\s+firewall\s+only`},
+		{map[string]any{"node": "pve1", "vmid": 100}, `(?s)Conflicting Firewall Scope.*not\s+both`},
+		{map[string]any{"log_ratelimit": map[string]any{"enabled": true, "rate": "0/second"}}, `(?s)log_ratelimit.rate.*N/second`},
+		{map[string]any{"node": "pve1", "nf_conntrack_helpers": []string{"http"}}, `(?s)nf_conntrack_helpers.*value must be one of`},
+		{map[string]any{"node": "pve1", "nf_conntrack_helpers": []string{}}, `(?s)nf_conntrack_helpers.*at least 1`},
+		{map[string]any{"node": "pve1", "nf_conntrack_tcp_timeout_syn_recv": 61}, `(?s)nf_conntrack_tcp_timeout_syn_recv.*between 30 and 60`},
+		{map[string]any{"policy_in": "drop"}, `(?s)policy_in.*value must be one of`},
+	} {
+		acctest.WantError(t, p.PlanCreate(t, "pve_firewall_options", c.attrs), "", regexp.MustCompile(c.want))
+	}
+	acctest.WantError(t, p.ImportDiagnostics(t, "pve_firewall_options", "vm/100"), "",
+		regexp.MustCompile(`(?s)Invalid Import ID.*cluster, node/NAME or\s+guest/VMID`))
+}
+
+// A nested object's required attribute is Terraform's own check of the
+// configuration, before the provider sees it.
 func TestAccOptions_badInput(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
 
-	plan := func(body, want string) resource.TestStep {
-		return resource.TestStep{Config: optionsConfig(tg, body), PlanOnly: true, ExpectError: regexp.MustCompile(want)}
-	}
 	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			plan("  mac_filter = true", `(?s)Option Not Available For This Firewall.*mac_filter \(PVE option macfilter\) is\s+an\s+option\s+of\s+guests'\s+firewall\s+only.*the\s+cluster's\s+firewall`),
-			plan("  vmid = 100\n  policy_forward = \"DROP\"", `(?s)policy_forward.*the\s+cluster's\s+firewall\s+only.*guest\s+100's\s+firewall\s+\(vmid\s+is\s+set\)`),
-			plan("  node = \"pve1\"\n  policy_in = \"DROP\"\n  ebtables = true", `(?s)policy_in \(PVE option policy_in\).*cluster's\s+and\s+guests'\s+firewalls\s+only.*ebtables`),
-			plan("  node = \"pve1\"\n  vmid = 100", `(?s)Conflicting Firewall Scope.*not\s+both`),
-			plan("  log_ratelimit = { rate = \"1/minute\" }", `(?s)log_ratelimit.*attribute "enabled" is\s+required`),
-			plan("  log_ratelimit = { enabled = true, rate = \"0/second\" }", `(?s)log_ratelimit.rate.*N/second`),
-			plan("  node = \"pve1\"\n  nf_conntrack_helpers = [\"http\"]", `(?s)nf_conntrack_helpers.*value must be one of`),
-			plan("  node = \"pve1\"\n  nf_conntrack_helpers = []", `(?s)nf_conntrack_helpers.*at least 1`),
-			plan("  node = \"pve1\"\n  nf_conntrack_tcp_timeout_syn_recv = 61", `(?s)nf_conntrack_tcp_timeout_syn_recv.*between 30 and 60`),
-			plan("  policy_in = \"drop\"", `(?s)policy_in.*value must be one of`),
-			{
-				Config:        optionsConfig(tg, "  enabled = true"),
-				ResourceName:  optionsAddr,
-				ImportState:   true,
-				ImportStateId: "vm/100",
-				ExpectError:   regexp.MustCompile(`(?s)Invalid Import ID.*cluster, node/NAME or\s+guest/VMID`),
-			},
-		},
+		Steps: []resource.TestStep{{
+			Config:      optionsConfig(tg, "  log_ratelimit = { rate = \"1/minute\" }"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)log_ratelimit.*attribute "enabled" is\s+required`),
+		}},
 	})
 }
 

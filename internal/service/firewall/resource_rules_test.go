@@ -225,30 +225,32 @@ func TestAccFirewallRules_existingRulesAreNotTakenOver(t *testing.T) {
 // Rules PVE would refuse, or would store differently, are refused at plan
 // time with the attribute named (W53, W54, W55).
 // Wire rules: W56.
-func TestAccFirewallRules_badRulesRefusedAtPlan(t *testing.T) {
+func TestFirewallRulesPlanRefusesBadRules(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
+	type rule = map[string]any
 	for _, tc := range []struct {
-		scope, rule string
-		want        string
+		scope map[string]any
+		rule  rule
+		want  string
 	}{
-		{"", `{ type = "forward", action = "REJECT" }`, `rules\[0\]\.action: `},
-		{"", `{ type = "in", action = "ACCEPT", dport = "22" }`, `rules\[0\]`},
-		{"", `{ type = "group", action = "web", proto = "tcp" }`, `rules\[0\]\.proto`},
-		{"", `{ type = "in", action = "ACCEPT", comment = "two\nlines" }`, `rules\[0\]\.comment`},
-		{"", `{ type = "in", action = "ACCEPT", proto = "tcp", dport = "90:80" }`, `rules\[0\]\.dport`},
-		{`  security_group = "web"`, `{ type = "group", action = "other" }`, `rules\[0\]\.type`},
-		{`  node = "pve1"` + "\n" + `  vmid = 100`, `{ type = "in", action = "ACCEPT" }`, `node`},
-		{"", `{ type = "in", action = "ACCEPT", source = "+nosuchset" }`, `(?s)rules\[0\]\.source.*no IP set "nosuchset"`},
-		{"", `{ type = "group", action = "nosuchgroup" }`, `(?s)no security group "nosuchgroup"`},
-		{"", `{ type = "group", action = "Web" }`, `(?s)rules\[0\]\.action: .*lowercase.*"web"`},
-		{`  security_group = "Web"`, `{ type = "in", action = "ACCEPT" }`, `(?s)lowercase.*"web"`},
+		{nil, rule{"type": "forward", "action": "REJECT"}, `rules\[0\]\.action: `},
+		{nil, rule{"type": "in", "action": "ACCEPT", "dport": "22"}, `rules\[0\]`},
+		{nil, rule{"type": "group", "action": "web", "proto": "tcp"}, `rules\[0\]\.proto`},
+		{nil, rule{"type": "in", "action": "ACCEPT", "comment": "two\nlines"}, `rules\[0\]\.comment`},
+		{nil, rule{"type": "in", "action": "ACCEPT", "proto": "tcp", "dport": "90:80"}, `rules\[0\]\.dport`},
+		{map[string]any{"security_group": "web"}, rule{"type": "group", "action": "other"}, `rules\[0\]\.type`},
+		{map[string]any{"node": "pve1", "vmid": 100}, rule{"type": "in", "action": "ACCEPT"}, `node`},
+		{nil, rule{"type": "in", "action": "ACCEPT", "source": "+nosuchset"}, `(?s)rules\[0\]\.source.*no IP set "nosuchset"`},
+		{nil, rule{"type": "group", "action": "nosuchgroup"}, `(?s)no security group "nosuchgroup"`},
+		{nil, rule{"type": "group", "action": "Web"}, `(?s)rules\[0\]\.action: .*lowercase.*"web"`},
+		{map[string]any{"security_group": "Web"}, rule{"type": "in", "action": "ACCEPT"}, `(?s)lowercase.*"web"`},
 	} {
-		tg.Run(t, resource.TestCase{Steps: []resource.TestStep{{
-			Config:      rulesConfig(tg, tc.scope, tc.rule),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(tc.want),
-		}}})
+		attrs := map[string]any{"rules": []map[string]any{tc.rule}}
+		for name, v := range tc.scope {
+			attrs[name] = v
+		}
+		acctest.WantError(t, p.PlanCreate(t, "pve_firewall_rules", attrs), "", regexp.MustCompile(tc.want))
 	}
 }
 

@@ -129,20 +129,16 @@ func TestAccFirewallSecurityGroup_renameInPlace(t *testing.T) {
 }
 
 // Wire rules: W52.
-func TestAccFirewallSecurityGroup_badNames(t *testing.T) {
+func TestFirewallSecurityGroupPlanRefusesBadNames(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
 	for name, want := range map[string]string{
 		"Web":                 `lowercase`,
 		"a":                   `name`,
 		"1web":                `name`,
 		"a-very-long-name-xx": `name`,
 	} {
-		tg.Run(t, resource.TestCase{Steps: []resource.TestStep{{
-			Config:      tg.Config(fmt.Sprintf("resource \"pve_firewall_security_group\" \"web\" {\n  name = %q\n}\n", name)),
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(want),
-		}}})
+		acctest.WantError(t, p.PlanCreate(t, "pve_firewall_security_group", map[string]any{"name": name}), "name", regexp.MustCompile(want))
 	}
 }
 
