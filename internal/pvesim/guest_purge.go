@@ -10,9 +10,7 @@ package pvesim
 // PVE::VZDump::Plugin::remove_vmid_from_backup_jobs.
 func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 	haPurgeGuest(cl, vmid, t)
-	_ = t
 	cl.Replication.removeGuestJobs(vmid)
-	_ = t
 	cl.removeVMIDFromBackupJobs(vmid)
 }
 
@@ -21,7 +19,9 @@ func purgeGuestReferences(cl *Cluster, vmid int, t *Task) {
 // qemu-server src/PVE/API2/Qemu.pm destroy_vm $early_checks: HA first,
 // then PVE::ReplicationConfig::check_for_existing_jobs.
 func destroyReferenceChecks(cl *Cluster, g *Guest, purge bool) error {
-	return haDestroyCheck(cl, g, purge)
+	if err := haDestroyCheck(cl, g, purge); err != nil {
+		return err
+	}
 	if !purge {
 		if err := cl.Replication.existingJobsError(g.VMID); err != nil {
 			return err
