@@ -273,24 +273,6 @@ func TestHARulesCRUDAndChecks(t *testing.T) {
 		wantStatus(t, fail500, "no such ha rule 'web'")
 }
 
-// Config.pm delete_service_from_config with purge: the resource leaves
-// every rule; a rule left empty is deleted.
-func TestHAPurgeFromRules(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, Options{})
-	if err := e.sim.Update(func(c *Cluster) error {
-		c.HA.Rules["one"] = &HARule{ID: "one", Type: "node-affinity", Order: 1, Props: map[string]string{"resources": "vm:100", "nodes": "pve1"}}
-		c.HA.Rules["two"] = &HARule{ID: "two", Type: "resource-affinity", Order: 2, Props: map[string]string{"resources": "ct:101,vm:100,vm:102", "affinity": "positive"}}
-		haPurgeFromRules(c, "vm:100")
-		if c.HA.Rules["one"] != nil || c.HA.Rules["two"].Props["resources"] != "ct:101,vm:102" {
-			t.Errorf("rules after purge: %v %v", c.HA.Rules["one"], c.HA.Rules["two"])
-		}
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // The remaining feasibility checks, each through create_rule's
 // $assert_feasibility (pve-ha-manager src/PVE/HA/Rules.pm and
 // src/PVE/HA/Rules/ResourceAffinity.pm).

@@ -52,8 +52,8 @@ func (r *groupResource) Metadata(_ context.Context, req resource.MetadataRequest
 	resp.TypeName = req.ProviderTypeName + "_ha_group"
 }
 
-// haNodesAttribute is the node -> priority map of groups and rules.
-func haNodesAttribute(description string, required bool) schema.MapAttribute {
+// groupNodesAttribute is the node -> priority map of groups and rules.
+func groupNodesAttribute(description string, required bool) schema.MapAttribute {
 	return schema.MapAttribute{
 		MarkdownDescription: description,
 		ElementType:         types.Int64Type,
@@ -91,7 +91,7 @@ func (r *groupResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Validators: []validator.String{fwutil.Format(wire.IsHAConfigID,
 					"must start with a letter, then letters, digits, '-' or '_', at least two characters")},
 			},
-			"nodes": haNodesAttribute("The group's nodes, each with its priority: `{ pve1 = 2, pve2 = 1 }`. "+
+			"nodes": groupNodesAttribute("The group's nodes, each with its priority: `{ pve1 = 2, pve2 = 1 }`. "+
 				"Resources run on the online nodes of the highest priority; 0 is the lowest priority and what PVE assumes for a node "+
 				"written without one. The order of nodes does not matter.", true),
 			"restricted": schema.BoolAttribute{

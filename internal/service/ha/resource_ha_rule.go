@@ -91,7 +91,7 @@ func (r *ruleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 						"must be an HA resource id such as \"vm:100\" or \"ct:101\" (pve_ha_resource's sid)")),
 				},
 			},
-			"nodes": haNodesAttribute("`node-affinity` only, and required there: the nodes, each with its priority: "+
+			"nodes": groupNodesAttribute("`node-affinity` only, and required there: the nodes, each with its priority: "+
 				"`{ pve1 = 2, pve2 = 1 }`. Resources run on the online nodes of the highest priority; 0 is the lowest priority and "+
 				"what PVE assumes for a node written without one.", false),
 			"strict": schema.BoolAttribute{
