@@ -92,8 +92,9 @@ func (r *groupResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 					"must start with a letter, then letters, digits, '-' or '_', at least two characters")},
 			},
 			"nodes": groupNodesAttribute("The group's nodes, each with its priority: `{ pve1 = 2, pve2 = 1 }`. "+
-				"Resources run on the online nodes of the highest priority; 0 is the lowest priority and what PVE assumes for a node "+
-				"written without one. The order of nodes does not matter.", true),
+				"Resources run on the online nodes of the highest priority; 0 is the lowest priority one can give, and what PVE assumes "+
+				"for a node written without one. The order of nodes does not matter. Without `restricted`, nodes not listed are used "+
+				"when no listed node is online.", true),
 			"restricted": schema.BoolAttribute{
 				MarkdownDescription: "Resources of a restricted group run only on the group's nodes, and stop when none of them is online. " +
 					"Unset, PVE treats the group as unrestricted.",

@@ -92,8 +92,8 @@ func (r *ruleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 				},
 			},
 			"nodes": groupNodesAttribute("`node-affinity` only, and required there: the nodes, each with its priority: "+
-				"`{ pve1 = 2, pve2 = 1 }`. Resources run on the online nodes of the highest priority; 0 is the lowest priority and "+
-				"what PVE assumes for a node written without one.", false),
+				"`{ pve1 = 2, pve2 = 1 }`. Resources run on the online nodes of the highest priority; 0 is the lowest priority one can give, "+
+				"and what PVE assumes for a node written without one. Without `strict`, nodes not listed rank below every listed node.", false),
 			"strict": schema.BoolAttribute{
 				MarkdownDescription: "`node-affinity` only: the resources run only on `nodes` and stop when none of them is online. " +
 					"Unset, PVE treats the rule as non-strict: the resources prefer `nodes` and may run elsewhere.",
