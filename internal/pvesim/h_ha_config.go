@@ -47,7 +47,7 @@ func haGroupAnswer(cl *Cluster, id string) (map[string]any, error) {
 // pve-ha-manager src/PVE/API2/HA/Groups.pm index
 func (s *Sim) listHAGroups(c *call) (any, error) {
 	cl := c.cluster
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot index groups: ha groups have been migrated to rules")
 	}
 	out := []map[string]any{}
@@ -61,7 +61,7 @@ func (s *Sim) listHAGroups(c *call) (any, error) {
 // pve-ha-manager src/PVE/API2/HA/Groups.pm read
 func (s *Sim) readHAGroup(c *call) (any, error) {
 	cl := c.cluster
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot read group: ha groups have been migrated to rules")
 	}
 	return haGroupAnswer(cl, c.str("group"))
@@ -101,7 +101,7 @@ func (s *Sim) createHAGroup(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot create group: ha groups have been migrated to rules")
 	}
 	if t, ok := c.param("type"); ok && t != "group" {
@@ -131,7 +131,7 @@ func (s *Sim) updateHAGroup(c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot update group: ha groups have been migrated to rules")
 	}
 	if t, ok := c.param("type"); ok && t != "group" {
@@ -171,7 +171,7 @@ func (s *Sim) updateHAGroup(c *call) (any, error) {
 // uses stays; deleting a group that does not exist succeeds.
 func (s *Sim) deleteHAGroup(c *call) (any, error) {
 	cl := c.cluster
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot delete group: ha groups have been migrated to rules")
 	}
 	id := c.str("group")

@@ -297,7 +297,7 @@ func haAssertFeasible(cl *Cluster, rules map[string]*HARule, id string) error {
 // pve-ha-manager src/PVE/API2/HA/Rules.pm create_rule
 func (s *Sim) createHARule(c *call) (any, error) {
 	cl := c.cluster
-	if !s.haGroupsMigrated(cl) {
+	if !s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot create ha rule: ha groups have not been migrated yet")
 	}
 	typ, id := c.str("type"), c.str("rule")
@@ -333,7 +333,7 @@ func (s *Sim) createHARule(c *call) (any, error) {
 // pve-ha-manager src/PVE/API2/HA/Rules.pm update_rule
 func (s *Sim) updateHARule(c *call) (any, error) {
 	cl := c.cluster
-	if !s.haGroupsMigrated(cl) {
+	if !s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("cannot update ha rule: ha groups have not been migrated yet")
 	}
 	id := c.str("rule")

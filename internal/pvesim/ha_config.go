@@ -173,28 +173,9 @@ func nextRuleOrdinal(rules map[string]*HARule) int {
 	return lowest + 1
 }
 
-// haGroupsMigrated is pve-ha-manager src/PVE/HA/Config.pm
+// haConfigGroupsMigrated is pve-ha-manager src/PVE/HA/Config.pm
 // have_groups_been_migrated as the 9.x API checks it. PVE 8.4 has no such
 // check (the group endpoints always work and there are no rules).
-func (s *Sim) haGroupsMigrated(cl *Cluster) bool {
+func (s *Sim) haConfigGroupsMigrated(cl *Cluster) bool {
 	return s.pve.release != "8.4" && cl.HA.GroupsMigrated
-}
-
-// haPurgeFromRules removes an HA resource from every rule and deletes the
-// rules left without resources: pve-ha-manager src/PVE/HA/Config.pm
-// delete_service_from_config with purge (the HA resource's deletion with
-// purge=1, and a guest's destroy with purge).
-func haPurgeFromRules(cl *Cluster, sid string) {
-	for id, r := range cl.HA.Rules {
-		set := haRuleResources(r.Props["resources"])
-		if !set[sid] {
-			continue
-		}
-		delete(set, sid)
-		if len(set) == 0 {
-			delete(cl.HA.Rules, id)
-			continue
-		}
-		r.Props["resources"] = haEncodeResources(set)
-	}
 }

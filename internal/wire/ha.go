@@ -92,14 +92,3 @@ const (
 
 // HARuleAffinities are a resource-affinity rule's affinity values.
 var HARuleAffinities = []string{"positive", "negative"}
-
-// HAGroupsMigratedMessage is what PVE 9 answers on the group endpoints
-// once its HA manager has turned the groups into rules
-// (pve-ha-manager src/PVE/API2/HA/Groups.pm: "cannot index groups: ha
-// groups have been migrated to rules" and its siblings).
-const HAGroupsMigratedMessage = "ha groups have been migrated to rules"
-
-// HAGroupsNotMigratedMessage is PVE 9's refusal of a rule write while
-// groups remain (pve-ha-manager src/PVE/API2/HA/Rules.pm create_rule,
-// update_rule).
-const HAGroupsNotMigratedMessage = "ha groups have not been migrated yet"

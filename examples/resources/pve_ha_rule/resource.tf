@@ -1,8 +1,9 @@
-# PVE 9. The resources are HA resources, named by their sid.
+# PVE 9. The resources are HA resources, named by their sid. Refer to them
+# as pve_ha_resource.NAME.sid so Terraform creates them first.
 resource "pve_ha_rule" "web_nodes" {
   rule      = "web-nodes"
   type      = "node-affinity"
-  resources = [pve_ha_resource.web1.sid, pve_ha_resource.web2.sid]
+  resources = ["vm:101", "vm:102"]
 
   # node = priority: resources run on the online nodes of the highest priority.
   nodes = {
@@ -17,6 +18,6 @@ resource "pve_ha_rule" "web_nodes" {
 resource "pve_ha_rule" "web_apart" {
   rule      = "web-apart"
   type      = "resource-affinity"
-  resources = [pve_ha_resource.web1.sid, pve_ha_resource.web2.sid]
+  resources = ["vm:101", "vm:102"]
   affinity  = "negative"
 }

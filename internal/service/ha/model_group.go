@@ -22,8 +22,8 @@ type groupModel struct {
 	Comment    types.String `tfsdk:"comment"`
 }
 
-// haNodesValue is a node -> priority map value.
-func haNodesValue(nodes map[string]int64) types.Map {
+// groupNodesValue is a node -> priority map value.
+func groupNodesValue(nodes map[string]int64) types.Map {
 	elems := make(map[string]attr.Value, len(nodes))
 	for n, p := range nodes {
 		elems[n] = types.Int64Value(p)
@@ -31,8 +31,8 @@ func haNodesValue(nodes map[string]int64) types.Map {
 	return types.MapValueMust(types.Int64Type, elems)
 }
 
-// haNodesFrom reads a known node map; ok is false while it is unknown.
-func haNodesFrom(ctx context.Context, m types.Map) (map[string]int64, bool, diag.Diagnostics) {
+// groupNodesFrom reads a known node map; ok is false while it is unknown.
+func groupNodesFrom(ctx context.Context, m types.Map) (map[string]int64, bool, diag.Diagnostics) {
 	if m.IsNull() || m.IsUnknown() {
 		return nil, false, nil
 	}
@@ -52,21 +52,21 @@ func (m *groupModel) fromAPI(g *pveapi.HAGroup) diag.Diagnostics {
 	}
 	m.ID = types.StringValue(g.Group)
 	m.Group = types.StringValue(g.Group)
-	m.Nodes = haNodesValue(nodes)
-	m.Restricted = boolPtrValue(g.Restricted)
-	m.NoFailback = boolPtrValue(g.NoFailback)
+	m.Nodes = groupNodesValue(nodes)
+	m.Restricted = groupBoolValue(g.Restricted)
+	m.NoFailback = groupBoolValue(g.NoFailback)
 	m.Comment = types.StringPointerValue(g.Comment)
 	return diags
 }
 
-func boolPtrValue(b *pveapi.Bool01) types.Bool {
+func groupBoolValue(b *pveapi.Bool01) types.Bool {
 	if b == nil {
 		return types.BoolNull()
 	}
 	return types.BoolValue(bool(*b))
 }
 
-func boolPtr(v types.Bool) *bool {
+func groupBoolPtr(v types.Bool) *bool {
 	if v.IsNull() || v.IsUnknown() {
 		return nil
 	}
@@ -76,11 +76,11 @@ func boolPtr(v types.Bool) *bool {
 
 // groupToCreate is the create request of plan.
 func groupToCreate(ctx context.Context, plan groupModel) (pveapi.HAGroupConfig, diag.Diagnostics) {
-	nodes, _, diags := haNodesFrom(ctx, plan.Nodes)
+	nodes, _, diags := groupNodesFrom(ctx, plan.Nodes)
 	return pveapi.HAGroupConfig{
 		Nodes:      wire.FormatHANodeList(nodes),
-		Restricted: boolPtr(plan.Restricted),
-		NoFailback: boolPtr(plan.NoFailback),
+		Restricted: groupBoolPtr(plan.Restricted),
+		NoFailback: groupBoolPtr(plan.NoFailback),
 		Comment:    plan.Comment.ValueStringPointer(),
 	}, diags
 }
@@ -90,7 +90,7 @@ func groupToCreate(ctx context.Context, plan groupModel) (pveapi.HAGroupConfig, 
 // nothing changes.
 func groupToUpdate(ctx context.Context, state, plan groupModel) (cfg pveapi.HAGroupConfig, needed bool, diags diag.Diagnostics) {
 	if !plan.Nodes.Equal(state.Nodes) {
-		nodes, _, d := haNodesFrom(ctx, plan.Nodes)
+		nodes, _, d := groupNodesFrom(ctx, plan.Nodes)
 		diags.Append(d...)
 		cfg.Nodes = wire.FormatHANodeList(nodes)
 	}
@@ -100,7 +100,7 @@ func groupToUpdate(ctx context.Context, state, plan groupModel) (cfg pveapi.HAGr
 		case to.IsNull():
 			cfg.Delete = append(cfg.Delete, key)
 		default:
-			*dst = boolPtr(to)
+			*dst = groupBoolPtr(to)
 		}
 	}
 	setBool("restricted", state.Restricted, plan.Restricted, &cfg.Restricted)

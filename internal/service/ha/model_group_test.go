@@ -39,7 +39,7 @@ func TestGroupToCreateAndUpdate(t *testing.T) {
 	ctx := context.Background()
 	state := groupModel{
 		Group:      types.StringValue("web"),
-		Nodes:      haNodesValue(map[string]int64{"pve1": 2, "pve2": 0}),
+		Nodes:      groupNodesValue(map[string]int64{"pve1": 2, "pve2": 0}),
 		Restricted: types.BoolValue(true),
 		NoFailback: types.BoolNull(),
 		Comment:    types.StringValue("old"),
@@ -52,7 +52,7 @@ func TestGroupToCreateAndUpdate(t *testing.T) {
 		t.Error("no change must need no update")
 	}
 	plan := state
-	plan.Nodes = haNodesValue(map[string]int64{"pve3": 1})
+	plan.Nodes = groupNodesValue(map[string]int64{"pve3": 1})
 	plan.Restricted = types.BoolNull()
 	plan.NoFailback = types.BoolValue(false)
 	plan.Comment = types.StringNull()

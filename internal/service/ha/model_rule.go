@@ -60,9 +60,9 @@ func (m *ruleModel) fromAPI(r *pveapi.HARule) diag.Diagnostics {
 			diags.AddError("Unexpected HA Rule Nodes", "PVE answered nodes \""+*r.Nodes+"\" for HA rule "+r.Rule+": "+err.Error()+".")
 			return diags
 		}
-		m.Nodes = haNodesValue(nodes)
+		m.Nodes = groupNodesValue(nodes)
 	}
-	m.Strict = boolPtrValue(r.Strict)
+	m.Strict = groupBoolValue(r.Strict)
 	m.Affinity = types.StringPointerValue(r.Affinity)
 	switch {
 	case r.Disable != nil:
@@ -82,12 +82,12 @@ func ruleToCreate(ctx context.Context, plan ruleModel) (pveapi.HARuleConfig, dia
 	cfg := pveapi.HARuleConfig{
 		Type:      plan.Type.ValueString(),
 		Resources: resources,
-		Strict:    boolPtr(plan.Strict),
+		Strict:    groupBoolPtr(plan.Strict),
 		Affinity:  plan.Affinity.ValueString(),
 		Disable:   plan.Disable.ValueBool(),
 		Comment:   plan.Comment.ValueStringPointer(),
 	}
-	if nodes, ok, d := haNodesFrom(ctx, plan.Nodes); ok {
+	if nodes, ok, d := groupNodesFrom(ctx, plan.Nodes); ok {
 		cfg.Nodes = wire.FormatHANodeList(nodes)
 	} else {
 		diags.Append(d...)
@@ -103,7 +103,7 @@ func ruleToUpdate(ctx context.Context, state, plan ruleModel) (cfg pveapi.HARule
 		cfg.Resources, diags = ruleResourcesList(ctx, plan.Resources)
 	}
 	if !plan.Nodes.Equal(state.Nodes) {
-		if nodes, ok, d := haNodesFrom(ctx, plan.Nodes); ok {
+		if nodes, ok, d := groupNodesFrom(ctx, plan.Nodes); ok {
 			cfg.Nodes = wire.FormatHANodeList(nodes)
 		} else {
 			diags.Append(d...)
@@ -117,7 +117,7 @@ func ruleToUpdate(ctx context.Context, state, plan ruleModel) (cfg pveapi.HARule
 	case plan.Strict.IsNull():
 		cfg.Delete = append(cfg.Delete, "strict")
 	default:
-		cfg.Strict = boolPtr(plan.Strict)
+		cfg.Strict = groupBoolPtr(plan.Strict)
 	}
 	switch {
 	case plan.Disable.ValueBool() == state.Disable.ValueBool():

@@ -25,7 +25,7 @@ func TestRuleFromAPINormalisations(t *testing.T) {
 	if d := m.fromAPI(&pveapi.HARule{Rule: "web", Type: "node-affinity", Resources: "ct:101,vm:100", Nodes: ruleStr("pve1:2,pve2")}); d.HasError() {
 		t.Fatal(d)
 	}
-	if !m.Nodes.Equal(haNodesValue(map[string]int64{"pve2": 0, "pve1": 2})) {
+	if !m.Nodes.Equal(groupNodesValue(map[string]int64{"pve2": 0, "pve1": 2})) {
 		t.Errorf("nodes = %v", m.Nodes)
 	}
 	if !m.Resources.Equal(ruleSet("vm:100", "ct:101")) {
@@ -51,7 +51,7 @@ func TestRuleToUpdate(t *testing.T) {
 	ctx := context.Background()
 	state := ruleModel{
 		Rule: types.StringValue("web"), Type: types.StringValue("node-affinity"),
-		Resources: ruleSet("vm:100"), Nodes: haNodesValue(map[string]int64{"pve1": 1}),
+		Resources: ruleSet("vm:100"), Nodes: groupNodesValue(map[string]int64{"pve1": 1}),
 		Strict: types.BoolValue(true), Affinity: types.StringNull(), Disable: types.BoolValue(true), Comment: types.StringNull(),
 	}
 	cfg, d := ruleToCreate(ctx, state)

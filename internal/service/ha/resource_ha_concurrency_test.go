@@ -31,6 +31,7 @@ func TestAccHAGroupsAndRulesUpdatedTogether(t *testing.T) {
 	t.Parallel()
 	const n = 6
 	tg := acctest.NewOnPVE(t, "8.4")
+	groupRuleNeedMajor(t, tg, 8)
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: groupsAndRulesConfig(tg, false, n, "one")},

@@ -52,8 +52,8 @@ func (r *groupResource) Metadata(_ context.Context, req resource.MetadataRequest
 	resp.TypeName = req.ProviderTypeName + "_ha_group"
 }
 
-// haNodesAttribute is the node -> priority map of groups and rules.
-func haNodesAttribute(description string, required bool) schema.MapAttribute {
+// groupNodesAttribute is the node -> priority map of groups and rules.
+func groupNodesAttribute(description string, required bool) schema.MapAttribute {
 	return schema.MapAttribute{
 		MarkdownDescription: description,
 		ElementType:         types.Int64Type,
@@ -91,9 +91,10 @@ func (r *groupResource) Schema(_ context.Context, _ resource.SchemaRequest, resp
 				Validators: []validator.String{fwutil.Format(wire.IsHAConfigID,
 					"must start with a letter, then letters, digits, '-' or '_', at least two characters")},
 			},
-			"nodes": haNodesAttribute("The group's nodes, each with its priority: `{ pve1 = 2, pve2 = 1 }`. "+
-				"Resources run on the online nodes of the highest priority; 0 is the lowest priority and what PVE assumes for a node "+
-				"written without one. The order of nodes does not matter.", true),
+			"nodes": groupNodesAttribute("The group's nodes, each with its priority: `{ pve1 = 2, pve2 = 1 }`. "+
+				"Resources run on the online nodes of the highest priority; 0 is the lowest priority one can give, and what PVE assumes "+
+				"for a node written without one. The order of nodes does not matter. Without `restricted`, nodes not listed are used "+
+				"when no listed node is online.", true),
 			"restricted": schema.BoolAttribute{
 				MarkdownDescription: "Resources of a restricted group run only on the group's nodes, and stop when none of them is online. " +
 					"Unset, PVE treats the group as unrestricted.",

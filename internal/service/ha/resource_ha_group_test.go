@@ -22,7 +22,7 @@ func groupConfig(tg *acctest.Target, id, body string) string {
 	return tg.Config(fmt.Sprintf("resource \"pve_ha_group\" \"test\" {\n  group = %q\n%s}\n", id, body))
 }
 
-func checkGroupDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
+func groupCheckDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		_, found, err := tg.Client.GetHAGroup(context.Background(), id)
 		if err != nil {
@@ -41,10 +41,11 @@ func checkGroupDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
 func TestAccHAGroup_pve84Lifecycle(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "8.4")
+	groupRuleNeedMajor(t, tg, 8)
 	id := acctest.Name("tfacc")
 	nodes := "  nodes = {\n    pve2 = 1\n    pve1 = 2\n    pve3 = 0\n  }\n"
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkGroupDestroyed(tg, id+"-b"),
+		CheckDestroy: groupCheckDestroyed(tg, id+"-b"),
 		Steps: []resource.TestStep{
 			{
 				// A bad node name is refused at plan time, naming the attribute.
@@ -110,7 +111,7 @@ func TestAccHAGroup_pve84Lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate)},
 				},
-				Check: checkGroupDestroyed(tg, id),
+				Check: groupCheckDestroyed(tg, id),
 			},
 		},
 	})

@@ -1,12 +1,14 @@
 package ha_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/service/access"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // groupRulePrivileges are the privileges the feature table lists for HA
@@ -48,4 +50,20 @@ func TestAccHAGroupRulePrivilegesSuffice(t *testing.T) {
 			{Config: ruleConfig(tg, "web", "  type = \"node-affinity\"\n  resources = [\"vm:100\"]\n  nodes = { pve2 = 1 }\n")},
 		},
 	})
+}
+
+// groupRuleNeedMajor skips a test against a live node of another major
+// release: the simulator serves the release the test asks for.
+func groupRuleNeedMajor(t *testing.T, tg *acctest.Target, major int) {
+	t.Helper()
+	if tg.Sim != nil {
+		return
+	}
+	v, err := tg.Client.Version(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := wire.ParseRelease(v.Release); !ok || r.Major != major {
+		t.Skipf("needs PVE %d, the node runs %s", major, v.Release)
+	}
 }

@@ -91,9 +91,9 @@ func (r *ruleResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 						"must be an HA resource id such as \"vm:100\" or \"ct:101\" (pve_ha_resource's sid)")),
 				},
 			},
-			"nodes": haNodesAttribute("`node-affinity` only, and required there: the nodes, each with its priority: "+
-				"`{ pve1 = 2, pve2 = 1 }`. Resources run on the online nodes of the highest priority; 0 is the lowest priority and "+
-				"what PVE assumes for a node written without one.", false),
+			"nodes": groupNodesAttribute("`node-affinity` only, and required there: the nodes, each with its priority: "+
+				"`{ pve1 = 2, pve2 = 1 }`. Resources run on the online nodes of the highest priority; 0 is the lowest priority one can give, "+
+				"and what PVE assumes for a node written without one. Without `strict`, nodes not listed rank below every listed node.", false),
 			"strict": schema.BoolAttribute{
 				MarkdownDescription: "`node-affinity` only: the resources run only on `nodes` and stop when none of them is online. " +
 					"Unset, PVE treats the rule as non-strict: the resources prefer `nodes` and may run elsewhere.",
@@ -190,13 +190,16 @@ func (r *ruleResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 		return
 	}
 	if !migrated {
-		resp.Diagnostics.AddAttributeError(path.Root("rule"), RuleGroupsNotMigratedSummary,
-			"This cluster still has HA groups from PVE 8, and PVE refuses new or changed HA rules until its HA manager has "+
-				"migrated them to rules. The manager does so on its own once every node runs PVE 9 with an active HA service "+
-				"(see ha-manager status and the HA manager's log); groups no HA resource uses are simply deleted then. "+
-				"Apply again after the migration, or remove the remaining HA groups (pve_ha_group) first.")
+		resp.Diagnostics.AddAttributeError(path.Root("rule"), RuleGroupsNotMigratedSummary, ruleGroupsNotMigratedDetail)
 	}
 }
+
+// ruleGroupsNotMigratedDetail explains PVE 9's refusal of rules while HA
+// groups remain.
+const ruleGroupsNotMigratedDetail = "This cluster still has HA groups from PVE 8, and PVE refuses new or changed HA rules until its HA manager has " +
+	"migrated them to rules. The manager does so on its own once every node runs PVE 9 with an active HA service " +
+	"(see ha-manager status and the HA manager's log); groups no HA resource uses are simply deleted then. " +
+	"Apply again after the migration, or remove the remaining HA groups (pve_ha_group) first."
 
 func (r *ruleResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan ruleModel
@@ -211,6 +214,10 @@ func (r *ruleResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return
 	}
 	if err := r.client.CreateHARule(ctx, id, cfg); err != nil {
+		if pveapi.IsHAGroupsNotMigrated(err) {
+			resp.Diagnostics.AddAttributeError(path.Root("rule"), RuleGroupsNotMigratedSummary, ruleGroupsNotMigratedDetail)
+			return
+		}
 		fwutil.AddAttributeAPIError(&resp.Diagnostics, path.Root("rule"), "Unable To Create HA Rule", err)
 		return
 	}

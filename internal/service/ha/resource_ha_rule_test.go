@@ -41,7 +41,7 @@ func ruleConfig(tg *acctest.Target, id, body string) string {
 	return tg.Config(fmt.Sprintf("resource \"pve_ha_rule\" \"test\" {\n  rule = %q\n%s}\n", id, body))
 }
 
-func checkRuleDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
+func ruleCheckDestroyed(tg *acctest.Target, id string) resource.TestCheckFunc {
 	return func(*terraform.State) error {
 		_, found, err := tg.Client.GetHARule(context.Background(), id)
 		if err != nil {
@@ -68,7 +68,7 @@ func TestAccHARule_lifecycle(t *testing.T) {
 	enabled := "  type = \"node-affinity\"\n  resources = [\"vm:100\", \"ct:102\"]\n  nodes = {\n    pve1 = 1\n    pve2 = 1\n  }\n  disable = false\n  comment = \"web\"\n"
 	apart := "  type = \"resource-affinity\"\n  resources = [\"vm:100\", \"ct:102\"]\n  affinity = \"negative\"\n"
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkRuleDestroyed(tg, id),
+		CheckDestroy: ruleCheckDestroyed(tg, id),
 		Steps: []resource.TestStep{
 			{
 				Config: ruleConfig(tg, id, first),
@@ -151,6 +151,7 @@ func TestAccHARule_lifecycle(t *testing.T) {
 func TestAccHARule_pve84Refused(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "8.4")
+	groupRuleNeedMajor(t, tg, 8)
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{{
 			Config:      ruleConfig(tg, "r1", "  type = \"resource-affinity\"\n  resources = [\"vm:100\", \"vm:101\"]\n  affinity = \"positive\"\n"),
