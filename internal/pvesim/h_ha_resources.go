@@ -54,7 +54,7 @@ func (s *Sim) haCopyConfig(cl *Cluster, sid string) (map[string]any, error) {
 		}
 		out[k] = haWireValue(k, v)
 	}
-	if s.haGroupsMigrated(cl) {
+	if s.haConfigGroupsMigrated(cl) {
 		delete(out, "group")
 	}
 	return out, nil
@@ -127,7 +127,7 @@ func (s *Sim) createHAResource(c *call) (any, error) {
 		return nil, errorf("types does not match")
 	}
 	props := haOptionParams(c)
-	if _, ok := props["group"]; ok && s.haGroupsMigrated(cl) {
+	if _, ok := props["group"]; ok && s.haConfigGroupsMigrated(cl) {
 		return nil, errorf("invalid parameter 'group': ha groups have been migrated to rules")
 	}
 	if err := cl.haCheckExists(typ, name); err != nil {
@@ -157,7 +157,7 @@ func (s *Sim) updateHAResource(c *call) (any, error) {
 	}
 	props := haOptionParams(c)
 	if g := props["group"]; g != "" {
-		if s.haGroupsMigrated(cl) {
+		if s.haConfigGroupsMigrated(cl) {
 			return nil, errorf("invalid parameter 'group': ha groups have been migrated to rules")
 		}
 		if cl.HA.Groups[g] == nil {
