@@ -261,3 +261,62 @@ func TestHAManagerStartStopRequests(t *testing.T) {
 		t.Errorf("stop of an unmanaged service: %v", err)
 	}
 }
+
+// The status lines as PVE's Status.pm words them, PVE 9 and 8.4.
+func TestHAStatusTexts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		version, lrm1, lrm2 string
+		fencing             bool
+	}{
+		{"", "pve1 (active, watchdog active, Wed May 20 10:00:00 2026)", "pve2 (idle, watchdog standby, Wed May 20 10:00:00 2026)", true},
+		{"8.4", "pve1 (active, Wed May 20 10:00:00 2026)", "pve2 (idle, Wed May 20 10:00:00 2026)", false},
+	} {
+		clock := newFakeClock()
+		e := newEnv(t, Options{PVEVersion: tc.version, Now: clock.Now})
+		addGuests(t, e.sim, vm(100, "pve1", "a"))
+		e.sim.SetHARoundInterval(1 << 40)
+		var list []map[string]any
+		a := e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		if len(list) != map[bool]int{true: 2, false: 1}[tc.fencing] || list[0]["status"] != "OK" || list[0]["quorate"] != float64(1) {
+			t.Fatalf("%s before any HA resource: %v", tc.version, list)
+		}
+		e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+		e.sim.HAStep()
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		byID := map[string]map[string]any{}
+		for _, x := range list {
+			byID[x["id"].(string)] = x
+		}
+		if got := byID["master"]["status"]; got != "pve1 (active, Wed May 20 10:00:00 2026)" {
+			t.Errorf("%s master: %v", tc.version, got)
+		}
+		if got := byID["lrm:pve1"]["status"]; got != tc.lrm1 {
+			t.Errorf("%s lrm:pve1 %q, want %q", tc.version, got, tc.lrm1)
+		}
+		if got := byID["lrm:pve2"]["status"]; got != tc.lrm2 {
+			t.Errorf("%s lrm:pve2 %q, want %q", tc.version, got, tc.lrm2)
+		}
+		if f, ok := byID["fencing"]; ok != tc.fencing || ok && f["status"] != "armed (CRM watchdog active)" {
+			t.Errorf("%s fencing entry %v", tc.version, f)
+		}
+		// A minute without rounds: the timestamps are old.
+		clock.Advance(61e9)
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		for _, x := range list {
+			if x["id"] == "master" && x["status"] != "pve1 (old timestamp - dead?, Wed May 20 10:00:00 2026)" {
+				t.Errorf("%s stale master: %v", tc.version, x["status"])
+			}
+		}
+		var ms map[string]any
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/manager_status", nil)
+		a.decode(t, &ms)
+		status, _ := ms["manager_status"].(map[string]any)
+		if status["master_node"] != "pve1" || ms["lrm_status"] == nil {
+			t.Errorf("%s manager_status %v", tc.version, ms)
+		}
+	}
+}
