@@ -135,13 +135,16 @@ func (s *Sim) haRoundLocked() {
 }
 
 // haUpdateNodes is NodeStatus.pm update: an online member is 'online';
-// one that dropped out turns 'unknown' (and is fenced later).
+// one that dropped out turns 'unknown' (and is fenced later); a node in
+// 'fence' stays there until fenced.
 func (s *Sim) haUpdateNodes(cl *Cluster) {
 	m := &cl.HA.Manager
 	for _, n := range cl.Nodes {
 		st := m.NodeStatus[n.Name]
 		if n.Online {
-			if st != "online" {
+			// A node being fenced stays 'fence' until the fencing is
+			// done, even when it is back.
+			if st != "fence" {
 				m.NodeStatus[n.Name] = "online"
 			}
 			delete(m.offlineSince, n.Name)

@@ -320,3 +320,43 @@ func TestHAStatusTexts(t *testing.T) {
 		}
 	}
 }
+
+// A node back online while it is being fenced: the fencing completes and
+// the service is recovered (here back to that node, the only one its
+// strict rule allows).
+func TestHAManagerNodeBackDuringFencing(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.HA.Rules["only1"] = &HARule{ID: "only1", Type: "node-affinity",
+			Props: map[string]string{"resources": "vm:100", "nodes": "pve1", "strict": "1"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	if err := e.sim.SetNodeOffline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		e.sim.HAStep()
+	}
+	var state, node string
+	e.sim.View(func(c *Cluster) { state, node = c.HA.Manager.Services["vm:100"].State, c.HA.Manager.NodeStatus["pve1"] })
+	if state != "fence" || node != "fence" {
+		t.Fatalf("after two rounds: service %s, node %s; want fence, fence", state, node)
+	}
+	if err := e.sim.SetNodeOnline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	e.sim.View(func(c *Cluster) { node = c.HA.Manager.NodeStatus["pve1"] })
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" || g.Status != "running" || node != "online" {
+		t.Fatalf("guest %s %s, node pve1 %s", g.Node, g.Status, node)
+	}
+}
