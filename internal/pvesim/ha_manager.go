@@ -94,6 +94,13 @@ func (s *Sim) haRoundLocked() {
 	if m.MasterNode == "" && len(h.Resources) == 0 {
 		return
 	}
+	// Without quorum the CRM does no work and no LRM writes its status
+	// (pve-ha-manager src/PVE/HA/CRM.pm is_cluster_and_ha_healthy,
+	// src/PVE/HA/LRM.pm update_lrm_status). The quorum is the answering
+	// node's view.
+	if !cl.haQuorate() {
+		return
+	}
 	master := cl.Node(m.MasterNode)
 	if master == nil || !master.Online {
 		master = nil

@@ -360,3 +360,37 @@ func TestHAManagerNodeBackDuringFencing(t *testing.T) {
 		t.Fatalf("guest %s %s, node pve1 %s", g.Node, g.Status, node)
 	}
 }
+
+// Without quorum the manager does nothing: a failed node's services are
+// not recovered while most nodes are gone.
+func TestHAManagerNeedsQuorum(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	for _, n := range []string{"pve1", "pve2"} {
+		if err := e.sim.SetNodeOffline(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		e.sim.HAStep()
+	}
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" {
+		t.Fatalf("recovered to %s without quorum", g.Node)
+	}
+	if s := haService(t, e, "vm:100"); s["crm_state"] != "started" {
+		t.Fatalf("without quorum: %v", s)
+	}
+	if err := e.sim.SetNodeOnline("pve2"); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	if g := haGuest(t, e.sim, 100); g.Node == "pve1" {
+		t.Fatal("not recovered once quorate again")
+	}
+}
