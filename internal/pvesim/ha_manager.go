@@ -33,6 +33,13 @@ import (
 // migrate answer only, not for node selection; the load scores are the
 // number of services on a node (the 'basic' scheduler).
 
+// For the rest of the simulator (guest endpoints): cl.haManaged(vmid)
+// tells whether a guest's start, stop and migrate go through HA;
+// cl.haSetRequestedState(sid, "started") is what 'hastart' runs,
+// cl.haRequestStop(sid, timeout) what 'hastop' runs and
+// cl.haRequestMove(sid, node, relocate) what 'hamigrate' runs; the
+// manager's next rounds carry them out (ha_resources.go).
+
 // haRoundsPerRequest bounds the rounds a clock-driven manager catches up
 // on before one request.
 const haRoundsPerRequest = 10
