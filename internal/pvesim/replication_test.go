@@ -265,3 +265,20 @@ func TestReplicatedVMRefusesNonReplicatableDisk(t *testing.T) {
 	put("scsi3", "local-zfs:4").wantOK(t)
 	put("ide2", "local:iso/debian-13-netinst.iso,media=cdrom").wantOK(t)
 }
+
+// The container side of the same check, and of destroy's refusal.
+// pve-container src/PVE/API2/LXC/Config.pm update_vm, src/PVE/API2/LXC.pm
+// destroy_vm.
+func TestReplicatedContainer(t *testing.T) {
+	e := replEnv(t, Options{})
+	e.createCT(t, "101", "rootfs", "local-zfs:4")
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "101-0", "target", "pve3")).wantOK(t)
+	put := func(kv ...string) *answer {
+		return e.call(t, http.MethodPut, "/nodes/pve1/lxc/101/config", form(kv...))
+	}
+	put("mp0", "local-lvm:4,mp=/data").wantStatus(t, http.StatusInternalServerError, "cannot add non-replicatable volume to a replicated VM")
+	put("mp0", "local-lvm:4,mp=/data,replicate=0").wantOK(t)
+	put("mp1", "local-zfs:2,mp=/more").wantOK(t)
+	e.call(t, http.MethodDelete, "/nodes/pve1/lxc/101", nil).
+		wantStatus(t, http.StatusInternalServerError, "There is a replication job '101-0' for guest '101' - Please remove that first.")
+}
