@@ -163,3 +163,46 @@ func TestAccReplicationJob_pve84(t *testing.T) {
 		},
 	})
 }
+
+// Two jobs of one guest without job_number, created in the same apply
+// (in parallel): each gets its own number.
+func TestAccReplicationJob_twoJobsOneGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if tg.Sim == nil {
+		t.Skip("needs a ZFS storage and VM 100 on the simulator")
+	}
+	addZFS(t, tg.Sim)
+	createVM(t, tg.Client, 100, "local-zfs:4")
+	tg.Sim.ReportStats()
+	tg.Sim.SetReplicationInterval(200 * time.Millisecond)
+	config := tg.Config(`
+resource "pve_replication_job" "a" {
+  vmid   = 100
+  target = "pve2"
+}
+resource "pve_replication_job" "b" {
+  vmid   = 100
+  target = "pve3"
+}
+`)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(s *terraform.State) error {
+			if err := checkJobGone(tg, "100-0")(s); err != nil {
+				return err
+			}
+			return checkJobGone(tg, "100-1")(s)
+		},
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(s *terraform.State) error {
+				a := s.RootModule().Resources["pve_replication_job.a"].Primary.ID
+				b := s.RootModule().Resources["pve_replication_job.b"].Primary.ID
+				if a == b || (a != "100-0" && a != "100-1") || (b != "100-0" && b != "100-1") {
+					return fmt.Errorf("job ids %q and %q", a, b)
+				}
+				return nil
+			},
+		}},
+	})
+}
