@@ -206,3 +206,40 @@ resource "pve_replication_job" "b" {
 		}},
 	})
 }
+
+// A guest and its job made and destroyed in the same applies: the job is
+// created once the guest exists, and destroyed before it (the job's
+// destroy waits for PVE's removal run, then the guest's destroy finds no
+// job left).
+func TestAccReplicationJob_withGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if tg.Sim == nil {
+		t.Skip("needs a ZFS storage on the simulator")
+	}
+	addZFS(t, tg.Sim)
+	tg.Sim.SetReplicationInterval(200 * time.Millisecond)
+	config := tg.Config(`
+resource "pve_vm" "guest" {
+  node = "pve1"
+  vmid = 120
+  name = "replicated"
+  disks = {
+    scsi0 = { storage = "local-zfs", size = 4 }
+  }
+}
+resource "pve_replication_job" "test" {
+  vmid   = pve_vm.guest.vmid
+  target = "pve2"
+}
+`)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkJobGone(tg, "120-0"),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("pve_replication_job.test", tfjsonpath.New("id"), knownvalue.StringExact("120-0")),
+			},
+		}},
+	})
+}
