@@ -104,3 +104,32 @@ func replicatableVolume(cl *Cluster, volid, formatHint string) bool {
 	}
 	return storageCanReplicate(st) && (format == "raw" || format == "subvol") || st.Shared
 }
+
+// replicatedLiveMigrationCheck refuses a live migration of a replicated VM
+// to a node that is none of its jobs' targets, unless forced.
+// qemu-server src/PVE/API2/Qemu.pm migrate_vm (check_for_existing_jobs,
+// find_local_replication_job)
+func (cl *Cluster) replicatedLiveMigrationCheck(vmid int, target string, force bool) error {
+	if force || cl.Replication.existingJobsError(vmid) == nil {
+		return nil
+	}
+	for _, j := range cl.Replication.Jobs {
+		if j.Guest == vmid && j.Type == "local" && j.Props["target"] == target {
+			return nil
+		}
+	}
+	return errorf("Cannot live-migrate replicated VM to node '%s' - not a replication target. Use 'force' to override.", target)
+}
+
+// replicationFollowMigration turns the guest's jobs around after it moved
+// from one node to another: the job that targeted the new node now targets
+// the old one, and every job replicates from the new node.
+// qemu-server src/PVE/QemuMigrate.pm phase3_cleanup and pve-container
+// src/PVE/LXC/Migrate.pm phase1, over pve-guest-common
+// src/PVE/AbstractMigrate.pm switch_replication_job_target.
+func (cl *Cluster) replicationFollowMigration(vmid int, from, to string) {
+	if cl.Replication.existingJobsError(vmid) == nil {
+		return
+	}
+	cl.switchReplicationTarget(vmid, to, from)
+}

@@ -282,3 +282,20 @@ func TestReplicatedContainer(t *testing.T) {
 	e.call(t, http.MethodDelete, "/nodes/pve1/lxc/101", nil).
 		wantStatus(t, http.StatusInternalServerError, "There is a replication job '101-0' for guest '101' - Please remove that first.")
 }
+
+// A running replicated VM migrates live only to one of its jobs' targets
+// (unless forced); after a migration the jobs follow the guest.
+// qemu-server src/PVE/API2/Qemu.pm migrate_vm, src/PVE/QemuMigrate.pm
+// (switch_replication_job_target).
+func TestReplicatedVMMigration(t *testing.T) {
+	e := replEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "100-0", "target", "pve2")).wantOK(t)
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/status/start", nil))
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve3", "online", "1", "with-local-disks", "1")).
+		wantStatus(t, http.StatusInternalServerError, "Cannot live-migrate replicated VM to node 'pve3' - not a replication target. Use 'force' to override.")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve2", "online", "1", "with-local-disks", "1")))
+	got := e.replJob(t, "100-0")
+	if got["target"] != "pve1" || got["source"] != "pve2" {
+		t.Errorf("job after the migration: %v", got)
+	}
+}
