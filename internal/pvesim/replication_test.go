@@ -13,9 +13,8 @@ func replEnv(t *testing.T, opts Options) *env {
 	if opts.ReplicationInterval == 0 {
 		opts.ReplicationInterval = -1 // passes only through RunReplication
 	}
+	opts.ZFSStorage = true
 	e := newEnv(t, opts)
-	addStorage(t, e, &Storage{ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"},
-		Capacity: 100 * gib, Config: map[string]string{"pool": "rpool/data"}})
 	e.createVM(t, "100", "scsi0", "local-zfs:4")
 	return e
 }

@@ -100,6 +100,9 @@ func New(opts Options) (*Sim, error) {
 	// Task PIDs start at a seed-dependent, plausible value.
 	s.pidNext = 0x1000 + int(uint64(opts.Seed)%0x8000)
 	s.cluster = seedCluster(opts.Nodes, s.now(), profile.conf)
+	if opts.ZFSStorage {
+		s.cluster.Storages = append(s.cluster.Storages, zfsStorage())
+	}
 	s.cluster.Access.seedIdentities(&s.auth)
 	// pvestatd has been running: the seeded guests are reported.
 	s.statsEpoch = s.now()
