@@ -98,6 +98,9 @@ func (s *Sim) updateLXC(c *call) (any, error) {
 	if err := checkCTModifyPerm(c, perm); err != nil {
 		return nil, err
 	}
+	if err := checkReplicatedMountPoints(c.cluster, g, req.set); err != nil {
+		return nil, err
+	}
 	return nil, s.applyCTUpdate(c.cluster, g, req)
 }
 

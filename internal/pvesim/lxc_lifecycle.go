@@ -285,6 +285,7 @@ func (s *Sim) migrateLXC(c *call) (any, error) {
 				return abort(t, err)
 			}
 			g.Node = target
+			cl.replicationFollowMigration(vmid, node, target)
 			cl.UnlockGuest(vmid, "migrate")
 			if running {
 				t.Log("start container on target node")

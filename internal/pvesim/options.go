@@ -25,6 +25,10 @@ type Options struct {
 	// status, template flag, uptime and usage reach /cluster/resources.
 	// Default 10 s as on PVE; negative reports them live.
 	StatsInterval time.Duration
+	// ZFSStorage adds the "local-zfs" zfspool storage of a PVE installed
+	// on ZFS to every node (the default seed has LVM-thin only), for
+	// storage replication.
+	ZFSStorage bool
 	// ReplicationInterval is how often the scheduler runs the due
 	// replication jobs (pvescheduler: every minute, the default); negative
 	// stops it (RunReplication still runs them).

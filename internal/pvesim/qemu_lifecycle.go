@@ -251,6 +251,11 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 	if running && !c.boolParam("online") {
 		return nil, errorf("can't migrate running VM without --online")
 	}
+	if running {
+		if err := cl.replicatedLiveMigrationCheck(g.VMID, target, c.boolParam("force")); err != nil {
+			return nil, err
+		}
+	}
 	smap, err := checkMigrateStorages(c, g, target)
 	if err != nil {
 		return nil, err
@@ -336,6 +341,7 @@ func (s *Sim) migrateQemu(c *call) (any, error) {
 		c.cluster.conf.rewriteVolumeRefs(g, renamed)
 		setMirroredDriveFormats(cl, g, online, target)
 		g.Node = target
+		cl.replicationFollowMigration(vmid, node, target)
 		cl.UnlockGuest(vmid, "migrate")
 		t.Log("migration finished successfully (duration 00:00:01)")
 		return nil

@@ -13,9 +13,8 @@ func replEnv(t *testing.T, opts Options) *env {
 	if opts.ReplicationInterval == 0 {
 		opts.ReplicationInterval = -1 // passes only through RunReplication
 	}
+	opts.ZFSStorage = true
 	e := newEnv(t, opts)
-	addStorage(t, e, &Storage{ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"},
-		Capacity: 100 * gib, Config: map[string]string{"pool": "rpool/data"}})
 	e.createVM(t, "100", "scsi0", "local-zfs:4")
 	return e
 }
@@ -264,4 +263,38 @@ func TestReplicatedVMRefusesNonReplicatableDisk(t *testing.T) {
 	put("scsi2", "shared-nfs:4").wantOK(t)
 	put("scsi3", "local-zfs:4").wantOK(t)
 	put("ide2", "local:iso/debian-13-netinst.iso,media=cdrom").wantOK(t)
+}
+
+// The container side of the same check, and of destroy's refusal.
+// pve-container src/PVE/API2/LXC/Config.pm update_vm, src/PVE/API2/LXC.pm
+// destroy_vm.
+func TestReplicatedContainer(t *testing.T) {
+	e := replEnv(t, Options{})
+	e.createCT(t, "101", "rootfs", "local-zfs:4")
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "101-0", "target", "pve3")).wantOK(t)
+	put := func(kv ...string) *answer {
+		return e.call(t, http.MethodPut, "/nodes/pve1/lxc/101/config", form(kv...))
+	}
+	put("mp0", "local-lvm:4,mp=/data").wantStatus(t, http.StatusInternalServerError, "cannot add non-replicatable volume to a replicated VM")
+	put("mp0", "local-lvm:4,mp=/data,replicate=0").wantOK(t)
+	put("mp1", "local-zfs:2,mp=/more").wantOK(t)
+	e.call(t, http.MethodDelete, "/nodes/pve1/lxc/101", nil).
+		wantStatus(t, http.StatusInternalServerError, "There is a replication job '101-0' for guest '101' - Please remove that first.")
+}
+
+// A running replicated VM migrates live only to one of its jobs' targets
+// (unless forced); after a migration the jobs follow the guest.
+// qemu-server src/PVE/API2/Qemu.pm migrate_vm, src/PVE/QemuMigrate.pm
+// (switch_replication_job_target).
+func TestReplicatedVMMigration(t *testing.T) {
+	e := replEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/replication", form("type", "local", "id", "100-0", "target", "pve2")).wantOK(t)
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/status/start", nil))
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve3", "online", "1", "with-local-disks", "1")).
+		wantStatus(t, http.StatusInternalServerError, "Cannot live-migrate replicated VM to node 'pve3' - not a replication target. Use 'force' to override.")
+	e.taskOK(t, e.call(t, http.MethodPost, "/nodes/pve1/qemu/100/migrate", form("target", "pve2", "online", "1", "with-local-disks", "1")))
+	got := e.replJob(t, "100-0")
+	if got["target"] != "pve1" || got["source"] != "pve2" {
+		t.Errorf("job after the migration: %v", got)
+	}
 }

@@ -103,6 +103,9 @@ func New(opts Options) (*Sim, error) {
 	// pve-ha-manager src/PVE/HA/Config.pm have_groups_been_migrated: a
 	// fresh PVE 9 cluster has no groups.cfg, which counts as migrated.
 	s.cluster.HA.GroupsMigrated = profile.release != "8.4"
+	if opts.ZFSStorage {
+		s.cluster.Storages = append(s.cluster.Storages, zfsStorage())
+	}
 	s.cluster.Access.seedIdentities(&s.auth)
 	// pvestatd has been running: the seeded guests are reported.
 	s.statsEpoch = s.now()

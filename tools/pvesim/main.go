@@ -48,6 +48,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	latency := fs.Duration("latency", 0, "added latency per request")
 	taskDuration := fs.Duration("task-duration", 0, "how long each task runs")
 	statsInterval := fs.Duration("stats-interval", 0, "how often guest statistics reach /cluster/resources (default 10s as on PVE; negative: at once)")
+	zfs := fs.Bool("zfs", false, "add a local-zfs (zfspool) storage to every node, as on a PVE installed on ZFS (replication needs it)")
+	replicationInterval := fs.Duration("replication-interval", 0, "how often due replication jobs run (default 1m as on PVE)")
 	accessLog := fs.String("access-log", "", "file to append one line per request to (method, path, status, duration)")
 	caFile := fs.String("ca-file", "", "where to write the CA certificate (default: a new temporary directory)")
 	if err := fs.Parse(args); err != nil {
@@ -66,14 +68,16 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 
 	opts := pvesim.Options{
-		Nodes:         *nodes,
-		PVEVersion:    *pveVersion,
-		Tokens:        tokens,
-		Passwords:     passwords,
-		Latency:       *latency,
-		TaskDuration:  *taskDuration,
-		StatsInterval: *statsInterval,
-		Seed:          time.Now().UnixNano(),
+		Nodes:               *nodes,
+		PVEVersion:          *pveVersion,
+		Tokens:              tokens,
+		Passwords:           passwords,
+		Latency:             *latency,
+		TaskDuration:        *taskDuration,
+		StatsInterval:       *statsInterval,
+		ZFSStorage:          *zfs,
+		ReplicationInterval: *replicationInterval,
+		Seed:                time.Now().UnixNano(),
 	}
 	if *accessLog != "" {
 		f, err := os.OpenFile(*accessLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

@@ -32,6 +32,10 @@ var (
 	_ resource.ResourceWithModifyPlan  = (*jobResource)(nil)
 )
 
+// maxCreateAttempts bounds the retries of a create whose chosen job number
+// another job took meanwhile.
+const maxCreateAttempts = 5
+
 // defaultDeleteTimeout bounds the wait for PVE to remove a deleted job:
 // the job's next run removes it, and PVE's scheduler runs due jobs every
 // minute.
@@ -143,33 +147,42 @@ func (r *jobResource) Create(ctx context.Context, req resource.CreateRequest, re
 		return
 	}
 	vmid := int(plan.VMID.ValueInt64())
-	if plan.JobNumber.IsNull() || plan.JobNumber.IsUnknown() {
-		jobs, err := r.client.ReplicationJobs(ctx)
-		if err != nil {
-			fwutil.AddAPIError(&resp.Diagnostics, "Unable To List Replication Jobs", err)
+	chosen := plan.JobNumber.IsNull() || plan.JobNumber.IsUnknown()
+	var id string
+	for attempt := 0; ; attempt++ {
+		if chosen {
+			jobs, err := r.client.ReplicationJobs(ctx)
+			if err != nil {
+				fwutil.AddAPIError(&resp.Diagnostics, "Unable To List Replication Jobs", err)
+				return
+			}
+			plan.JobNumber = types.Int64Value(int64(firstFreeJobNumber(jobs, vmid)))
+		}
+		id = plan.jobID()
+		err := r.client.CreateReplicationJob(ctx, id, plan.Target.ValueString(), plan.createParams())
+		if err == nil {
+			break
+		}
+		if !pveapi.IsReplicationJobExists(err) {
+			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Create Replication Job", err)
 			return
 		}
-		plan.JobNumber = types.Int64Value(int64(firstFreeJobNumber(jobs, vmid)))
-	}
-	id := plan.jobID()
-	err := r.client.CreateReplicationJob(ctx, id, plan.Target.ValueString(), plan.createParams())
-	if pveapi.IsReplicationJobExists(err) {
 		// A job destroyed outside Terraform (or by an interrupted run)
 		// holds its id until its removal run: wait for it, then create.
-		if r.waitMarkedJobGone(ctx, id, &resp.Diagnostics) {
-			err = r.client.CreateReplicationJob(ctx, id, plan.Target.ValueString(), plan.createParams())
-		} else if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.AddAttributeError(path.Root("job_number"), "Replication Job Already Exists", fmt.Sprintf(
-				"Replication job %s already exists in PVE. Import it (an import block with id = %q), "+
-					"or choose another job_number.\n\nPVE said: %s", id, id, fwutil.APIErrorDetail(err)))
+		if r.waitMarkedJobGone(ctx, id, &resp.Diagnostics) && attempt < maxCreateAttempts {
+			continue
+		}
+		if resp.Diagnostics.HasError() {
 			return
 		}
-	}
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Create Replication Job", err)
+		// Another job of the same apply took the number chosen: take the
+		// next free one.
+		if chosen && attempt < maxCreateAttempts {
+			continue
+		}
+		resp.Diagnostics.AddAttributeError(path.Root("job_number"), "Replication Job Already Exists", fmt.Sprintf(
+			"Replication job %s already exists in PVE. Import it (an import block with id = %q), "+
+				"or choose another job_number.\n\nPVE said: %s", id, id, fwutil.APIErrorDetail(err)))
 		return
 	}
 	if r.readBack(ctx, id, &plan, &resp.Diagnostics) {

@@ -163,3 +163,83 @@ func TestAccReplicationJob_pve84(t *testing.T) {
 		},
 	})
 }
+
+// Two jobs of one guest without job_number, created in the same apply
+// (in parallel): each gets its own number.
+func TestAccReplicationJob_twoJobsOneGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if tg.Sim == nil {
+		t.Skip("needs a ZFS storage and VM 100 on the simulator")
+	}
+	addZFS(t, tg.Sim)
+	createVM(t, tg.Client, 100, "local-zfs:4")
+	tg.Sim.ReportStats()
+	tg.Sim.SetReplicationInterval(200 * time.Millisecond)
+	config := tg.Config(`
+resource "pve_replication_job" "a" {
+  vmid   = 100
+  target = "pve2"
+}
+resource "pve_replication_job" "b" {
+  vmid   = 100
+  target = "pve3"
+}
+`)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(s *terraform.State) error {
+			if err := checkJobGone(tg, "100-0")(s); err != nil {
+				return err
+			}
+			return checkJobGone(tg, "100-1")(s)
+		},
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: func(s *terraform.State) error {
+				a := s.RootModule().Resources["pve_replication_job.a"].Primary.ID
+				b := s.RootModule().Resources["pve_replication_job.b"].Primary.ID
+				if a == b || (a != "100-0" && a != "100-1") || (b != "100-0" && b != "100-1") {
+					return fmt.Errorf("job ids %q and %q", a, b)
+				}
+				return nil
+			},
+		}},
+	})
+}
+
+// A guest and its job made and destroyed in the same applies: the job is
+// created once the guest exists, and destroyed before it (the job's
+// destroy waits for PVE's removal run, then the guest's destroy finds no
+// job left).
+func TestAccReplicationJob_withGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if tg.Sim == nil {
+		t.Skip("needs a ZFS storage on the simulator")
+	}
+	addZFS(t, tg.Sim)
+	tg.Sim.SetReplicationInterval(200 * time.Millisecond)
+	config := tg.Config(`
+resource "pve_vm" "guest" {
+  node = "pve1"
+  vmid = 120
+  name = "replicated"
+  disks = {
+    scsi0 = { storage = "local-zfs", size = 4 }
+  }
+}
+resource "pve_replication_job" "test" {
+  vmid   = pve_vm.guest.vmid
+  target = "pve2"
+}
+`)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkJobGone(tg, "120-0"),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("pve_replication_job.test", tfjsonpath.New("id"), knownvalue.StringExact("120-0")),
+			},
+		}},
+	})
+}
