@@ -108,3 +108,12 @@ func TestValidateSelection(t *testing.T) {
 		})
 	}
 }
+
+func TestUnmanagedOptions(t *testing.T) {
+	got := unmanagedOptions(map[string]string{
+		"schedule": "daily", "all": "1", "pigz": "2", "exclude-path": "/tmp", "prune-backups": "keep-all=1", "quiet": "1",
+	})
+	if want := []string{"exclude-path", "pigz", "quiet"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/boolvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -172,8 +174,11 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"notification_target": optionalString("PVE 8 only (removed in PVE 9, refused at plan there): the notification endpoint or group to notify. "+
 				"Deprecated by PVE 8 itself in favour of `notification_mode` and matchers.",
 				fwutil.Format(wire.IsBackupJobID, "must be a notification target name")),
-			"bwlimit": optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
-			"ionice":  optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
+			"lockwait": optionalInt("Minutes to wait for the global vzdump lock (PVE's default: 180).", int64validator.AtLeast(0)),
+			"stopwait": optionalInt("Minutes to wait for a guest to stop in `stop` mode (PVE's default: 10).", int64validator.AtLeast(0)),
+			"remove":   optionalBool("Whether to prune older backups according to `retention` after a backup (PVE's default: true)."),
+			"bwlimit":  optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
+			"ionice":   optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
 			"fleecing": schema.SingleNestedAttribute{
 				MarkdownDescription: "Backup fleecing (VMs only): blocks the guest writes during the backup are first copied to a fleecing image on `storage`.",
 				Optional:            true,
@@ -335,4 +340,13 @@ func (r *backupJobResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	// Options without an attribute are named rather than dropped silently.
+	// A failed read is left to the refresh.
+	if job, found, err := r.client.GetBackupJob(ctx, req.ID); err == nil && found {
+		if keys := unmanagedOptions(job.Options); len(keys) > 0 {
+			resp.Diagnostics.AddWarning(fwutil.UnmanagedSummary, fmt.Sprintf(
+				"Backup job %s has settings pve_backup_job has no attribute for: %s. Terraform neither shows nor changes them; they stay as they are.",
+				req.ID, strings.Join(keys, ", ")))
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
@@ -175,4 +176,24 @@ func TestBackupJobPVE8NotificationOptionsOnPVE9(t *testing.T) {
 	}))
 	acctest.WantAll(t, "the refusal", errorsOf(resp.Diagnostics), `AttributeName("notification_policy")`,
 		"Option Removed In PVE 9", "notification_mode")
+}
+
+// An imported job's settings without an attribute are named, not dropped
+// silently.
+func TestBackupJobImportNamesUnmanagedSettings(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["legacy"] = &pvesim.BackupJob{ID: "legacy", Props: map[string]string{
+			"schedule": "21:00", "all": "1", "pigz": "4", "quiet": "1",
+		}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := p.Server.ImportResourceState(context.Background(), &tfprotov6.ImportResourceStateRequest{TypeName: jobType, ID: "legacy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.WantAll(t, "the import warning", acctest.Warning(imp.Diagnostics, fwutil.UnmanagedSummary), "legacy", "pigz, quiet")
 }
