@@ -44,6 +44,11 @@ var knownDifferences = map[string]map[string]string{
 		"٣G":   "Unicode digit",
 		"1.٣G": "Unicode digit",
 	},
+	"prune_backups": {
+		// Perl's numbers have no upper bound; the provider keeps counts in
+		// int64 and refuses what no retention setting needs.
+		"keep-last=99999999999999999999": "count beyond int64",
+	},
 	"tags": {
 		// A NUL-joined list whose item ends in a newline passes $PVE_TAG_RE
 		// (Perl's $) and get_unique_tags stores the newline; PVE never

@@ -104,13 +104,38 @@ func (e *CalendarEventError) Problem() string {
 	case "":
 		return prefix + "the event is empty"
 	case calKindWeekday:
-		return prefix + "'" + e.At + "' is neither a weekday (mon..sun) nor a keyword such as daily, weekly or monthly"
+		lower := strings.ToLower(e.At)
+		if _, ok := calendarKeywords[lower]; ok {
+			if lower != e.At {
+				return prefix + "keywords are written in lowercase ('" + lower + "')"
+			}
+			return prefix + "the keyword '" + e.At + "' stands alone, optionally followed by ' UTC'"
+		}
+		return prefix + "'" + e.At + "' is neither a weekday (mon..sun) nor one of " + calendarKeywordList
 	case calKindNoSpec:
-		return prefix + "expected a weekday, a date (such as 2024-01-31 or *-*-1) or a time (such as 02:30 or *:0/15) at '" + e.At + "'"
+		if e.At == "" {
+			return prefix + "a weekday, a date or a time is missing"
+		}
+		return prefix + "'" + e.At + "' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); " + calendarRanges
 	default:
-		return prefix + "cannot read the part starting at '" + e.At + "'"
+		msg := prefix + "cannot read the part starting at '" + e.At + "'"
+		rest := strings.TrimLeft(e.At, " \t")
+		switch {
+		case strings.HasPrefix(rest, "-") && len(rest) > 1 && isASCIIAlpha(rest[1]):
+			return msg + "; a range of weekdays is written mon..fri"
+		case strings.HasPrefix(strings.ToUpper(rest), "UTC"):
+			return msg + "; only a final 'UTC', in capitals, may follow (no offsets)"
+		case rest != "" && isASCIIAlpha(rest[0]):
+			return msg + "; the weekdays come first, then the date, then the time (such as mon..fri 02:30)"
+		}
+		return msg + "; " + calendarRanges
 	}
 }
+
+const (
+	calendarKeywordList = "minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly"
+	calendarRanges      = "values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199"
+)
 
 // ParseCalendarEvent parses a calendar event the way PVE checks the
 // 'pve-calendar-event' format. Errors are *CalendarEventError, whose text is

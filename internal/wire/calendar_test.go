@@ -114,8 +114,10 @@ func TestCalendarEventNext(t *testing.T) {
 		{"fri..mon 00:00", calThu0000, calThu0000 + calDay},
 		{"*-*-1 03:00", calThu0000, calThu0000 + 3*calHour},
 		{"*-*-1 03:00", calThu0000 + 4*calHour, calThu0000 + 31*calDay + 3*calHour},
-		// "*/0" is "*" with "/0" left over: refused below, but "*:*/0:*"...
 		{"*:*:*/10", calThu0000 + 5, calThu0000 + 10},
+		// an unbounded repetition runs past 23 and rolls over into the next
+		// day (01:00) before it meets 05:00
+		{"*/5:00", calThu0000 + 22*calHour, calThu0000 + calDay + 5*calHour},
 		// a single value 25 does not fit the hours, so "25:00" is minute 25
 		// and second 0, every hour
 		{"25:00", calThu0000, calThu0000 + 25*calMin},
@@ -255,6 +257,28 @@ func TestParseCalendarEventRefuses(t *testing.T) {
 	}
 }
 
+func TestCalendarEventProblem(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{
+		" ":           "invalid calendar event ' ': the event is empty",
+		"Daily":       "invalid calendar event 'Daily': keywords are written in lowercase ('daily')",
+		"daily utc":   "invalid calendar event 'daily utc': the keyword 'daily' stands alone, optionally followed by ' UTC'",
+		"xmas":        "invalid calendar event 'xmas': 'xmas' is neither a weekday (mon..sun) nor one of minutely, hourly, daily, weekly, monthly, quarterly, semiannually, yearly",
+		"10:00 UTC+1": "invalid calendar event '10:00 UTC+1': cannot read the part starting at ' UTC+1'; only a final 'UTC', in capitals, may follow (no offsets)",
+		"UTC":         "invalid calendar event 'UTC': a weekday, a date or a time is missing",
+		"24:00:00":    "invalid calendar event '24:00:00': cannot read the part starting at ':00'; values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
+		"*/60":        "invalid calendar event '*/60': '*/60' is no weekday, date (such as 2024-01-31 or *-*-1) or time (such as 02:30 or *:0/15); values must be within hours 0-23, minutes and seconds 0-59, months 1-12, days 1-31, years 0-2199",
+		"sat 2:30":    "",
+		"02:30 mon":   "invalid calendar event '02:30 mon': cannot read the part starting at ' mon'; the weekdays come first, then the date, then the time (such as mon..fri 02:30)",
+		"mon-fri":     "invalid calendar event 'mon-fri': cannot read the part starting at '-fri'; a range of weekdays is written mon..fri",
+	}
+	for in, want := range cases {
+		if got := CalendarEventProblem(in); got != want {
+			t.Errorf("CalendarEventProblem(%q)\n got %q\nwant %q", in, got, want)
+		}
+	}
+}
+
 func TestCalendarEventString(t *testing.T) {
 	t.Parallel()
 	ev := mustCalendarEvent(t, "  mon..fri 02:00 ")
@@ -298,4 +322,36 @@ func FuzzParseCalendarEvent(f *testing.F) {
 			t.Fatalf("%q: next %v is not after %v", s, next, after)
 		}
 	})
+}
+
+// TestCalendarEventDaylightSaving pins PVE's next runs around daylight-saving
+// changes (answers of proxmox-time's compute_next_event with glibc): a time
+// the spring-forward night skips does not run that night, and in the
+// repeated autumn hour the run follows the clock.
+func TestCalendarEventDaylightSaving(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		zone, event string
+		last, want  int64
+	}{
+		{"Europe/Berlin", "2:30", 1711839600, 1711931400},    // 2024-03-31 00:00 CET -> 04-01 02:30 CEST
+		{"Europe/Berlin", "*:30", 1711846799, 1711848600},    // 01:59:59 CET -> 03:30 CEST
+		{"Europe/Berlin", "*:*", 1729990799, 1729990800},     // 2024-10-27 02:59:59 CEST -> 02:00 CET
+		{"Europe/Berlin", "*:*", 1729994279, 1729994280},     // 02:57:59 CET -> 02:58 CET
+		{"Europe/Berlin", "2:30", 1729980000, 1729989000},    // 00:00 CEST -> 02:30 CEST
+		{"America/New_York", "2:30", 1710050000, 1710138600}, // 2024-03-10 00:53 EST -> 03-11 02:30 EDT
+		{"America/New_York", "1:30", 1730606400, 1730611800}, // 2024-11-03 00:00 EDT -> 01:30 EDT
+	}
+	for _, c := range cases {
+		loc, err := time.LoadLocation(c.zone)
+		if err != nil {
+			t.Skip("no time zone data:", err)
+		}
+		ev := mustCalendarEvent(t, c.event)
+		next, ok := ev.NextIn(time.Unix(c.last, 0), loc)
+		if !ok || next.Unix() != c.want {
+			t.Errorf("%q from %v in %s: got %v, want %v", c.event, time.Unix(c.last, 0).In(loc),
+				c.zone, next, time.Unix(c.want, 0).In(loc))
+		}
+	}
 }

@@ -50,6 +50,14 @@ func ParsePruneBackups(s string) (PruneBackups, error) {
 	if err != nil {
 		return PruneBackups{}, err
 	}
+	return PruneBackupsFromMap(raw)
+}
+
+// PruneBackupsFromMap reads prune-backups from its keys and textual values,
+// as PVE returns the setting as an object (a backup job's prune-backups in
+// GET /cluster/backup/{id}, numbers possibly as strings) or as a parsed
+// property string. The checks and errors are ParsePruneBackups's.
+func PruneBackupsFromMap(raw map[string]string) (PruneBackups, error) {
 	if err := CheckPropertyKeys(raw, append([]string{"keep-all"}, PruneKeepKeys...)...); err != nil {
 		return PruneBackups{}, err
 	}

@@ -102,3 +102,22 @@ func TestPruneBackupsStringRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestPruneBackupsFromMap(t *testing.T) {
+	t.Parallel()
+	// GET /cluster/backup/{id} answers the normalised object.
+	p, err := PruneBackupsFromMap(map[string]string{"keep-daily": "7", "keep-last": "0"})
+	if err != nil || p.String() != "keep-daily=7,keep-last=0" {
+		t.Fatalf("got %q, %v", p.String(), err)
+	}
+	p, err = PruneBackupsFromMap(map[string]string{"keep-all": "1"})
+	if err != nil || p.KeepAll == nil || !*p.KeepAll || p.String() != "keep-all=1" {
+		t.Fatalf("got %+v, %v", p, err)
+	}
+	if _, err := PruneBackupsFromMap(map[string]string{"keep-all": "1", "keep-weekly": "2"}); !errors.Is(err, ErrPruneKeepAllConflict) {
+		t.Fatalf("conflict: %v", err)
+	}
+	if _, err := PruneBackupsFromMap(map[string]string{"keep-hourly": "x"}); err == nil {
+		t.Fatal("non-integer count accepted")
+	}
+}

@@ -469,9 +469,10 @@ func (b *brokenDown) load(t time.Time) {
 // answers, and glibc then takes the one in daylight saving time (the wall
 // clock moved forward by the gap).
 //
-// PVE's answer in the repeated hour thus depends on the mktime calls the
-// process made before; we start from the offset of the starting time (see
-// NextEvent), which is what a process gets whose last call was about now.
+// inferred: PVE's answer in the repeated hour depends on the mktime calls
+// its process made before; we start from the offset of the starting time
+// (see NextEvent), which is what a process gets whose last call was about
+// now (listed in INFERRED.md).
 func (b *brokenDown) mktime(y, mo, d, h, mi, s int) int64 {
 	wall := time.Date(y, time.Month(mo), d, h, mi, s, 0, time.UTC).Unix()
 	offsetAt := func(t int64) int {

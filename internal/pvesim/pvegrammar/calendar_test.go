@@ -154,3 +154,41 @@ func TestVerifyCalendarEvent(t *testing.T) {
 		}
 	}
 }
+
+// Next runs around daylight-saving changes, as proxmox-time computes them
+// with glibc's mktime: 02:30 does not run on the night that skips it, and
+// the repeated autumn hour runs by the clock.
+func TestCalendarNextEventDaylightSaving(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Skip(err)
+	}
+	newYork, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, c := range []struct {
+		loc        *time.Location
+		event      string
+		from, want string // local wall clock with the zone's abbreviation
+	}{
+		{berlin, "2:30", "2024-03-31 00:00:00 CET", "2024-04-01 02:30:00 CEST"},
+		{berlin, "*:30", "2024-03-31 01:59:59 CET", "2024-03-31 03:30:00 CEST"},
+		{berlin, "2:30", "2024-10-27 00:00:00 CEST", "2024-10-27 02:30:00 CEST"},
+		{newYork, "2:30", "2024-03-10 00:53:20 EST", "2024-03-11 02:30:00 EDT"},
+		{newYork, "1:30", "2024-11-03 00:00:00 EDT", "2024-11-03 01:30:00 EDT"},
+	} {
+		from, err := time.ParseInLocation("2006-01-02 15:04:05 MST", c.from, c.loc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, msg := ParseCalendarEvent(c.event)
+		if msg != "" {
+			t.Fatal(msg)
+		}
+		got, ok := ev.NextEvent(from.Unix(), c.loc)
+		if s := time.Unix(got, 0).In(c.loc).Format("2006-01-02 15:04:05 MST"); !ok || s != c.want {
+			t.Errorf("%q from %s: got %s, want %s", c.event, c.from, s, c.want)
+		}
+	}
+}

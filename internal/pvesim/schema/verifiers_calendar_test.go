@@ -99,3 +99,25 @@ func TestCalendarEventFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestCalendarAndPruneOnPVE84 checks that the 8.4 tables reach the same
+// checks: the format names are the same in both releases.
+func TestCalendarAndPruneOnPVE84(t *testing.T) {
+	t.Parallel()
+	pve8, ok := ForRelease("8.4")
+	if !ok {
+		t.Fatal("no tables for PVE 8.4")
+	}
+	m, _, _ := pve8.Lookup("POST", "/cluster/backup")
+	if m == nil {
+		t.Fatal("no POST /cluster/backup in 8.4")
+	}
+	got := m.Validate(one("schedule", "mon..fry", "all", "1", "storage", "local", "prune-backups", "keep-all=1,keep-last=1"))
+	want := map[string]string{
+		"schedule":      "invalid format - invalid calendar event 'mon..fry' - unable to parse calendar event at '..fry' - Nom(Eof)\n\n",
+		"prune-backups": "invalid format - keep-all cannot be set together with other options.\n",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+}
