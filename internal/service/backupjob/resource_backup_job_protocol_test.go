@@ -164,6 +164,25 @@ func TestBackupJobRootOnlyOptionsUnderToken(t *testing.T) {
 	drop := jobConfig(t, p, map[string]any{"id": "rooted", "schedule": "22:00", "all": true})
 	acctest.WantAll(t, "the refusal to drop the script", errorsOf(p.PlanResponse(t, jobType, state, drop).Diagnostics),
 		`AttributeName("script")`, "Option Needs root@pam")
+
+	// A job root made with a dumpdir: PVE lets no one else change it
+	// (assert_param_permission_update).
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["dumped"] = &pvesim.BackupJob{ID: "dumped", Props: map[string]string{
+			"schedule": "21:00", "all": "1", "dumpdir": "/srv/dump", "enabled": "1",
+		}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	state = p.Import(t, jobType, "dumped")
+	same := jobConfig(t, p, map[string]any{"id": "dumped", "schedule": "21:00", "all": true, "dumpdir": "/srv/dump"})
+	if msg := errorsOf(p.PlanResponse(t, jobType, state, same).Diagnostics); msg != "" {
+		t.Errorf("an unchanged dumpdir job is refused: %s", msg)
+	}
+	edit := jobConfig(t, p, map[string]any{"id": "dumped", "schedule": "21:00", "all": true, "dumpdir": "/srv/dump", "comment": "x"})
+	acctest.WantAll(t, "the refusal to edit a dumpdir job", errorsOf(p.PlanResponse(t, jobType, state, edit).Diagnostics),
+		`AttributeName("dumpdir")`, "Job Needs root@pam", "/srv/dump")
 }
 
 // PVE 9 removed notification-policy and notification-target (the PVE 8.4
