@@ -93,6 +93,7 @@ func TestValidateSelection(t *testing.T) {
 		{"none", backupJobModel{}, "No Guests Selected"},
 		{"all and vmids", backupJobModel{All: types.BoolValue(true), VMIDs: ids}, "all and vmids both select"},
 		{"pool and exclude", backupJobModel{Pool: types.StringValue("prod"), Exclude: ids}, "Exclude Needs All"},
+		{"all false", backupJobModel{All: types.BoolValue(false), VMIDs: ids}, "All Set To False"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.m // zero values are null

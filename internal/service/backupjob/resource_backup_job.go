@@ -101,8 +101,8 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"comment":       optionalString("Description of the job.", stringvalidator.LengthBetween(1, 512)),
 			"repeat_missed": optionalBool("Run the job as soon as possible when a run was missed while the scheduler was not running."),
-			"all": optionalBool("Back up every guest of the cluster (or of `node`), except those in `exclude`. " +
-				"Exclusive with `vmids` and `pool`."),
+			"all": optionalBool("Set to true to back up every guest of the cluster (or of `node`), except those in `exclude`. " +
+				"Exclusive with `vmids` and `pool`; leave it out rather than set it to false."),
 			"vmids": schema.SetAttribute{
 				MarkdownDescription: "The guests to back up, by VMID. Exclusive with `all` and `pool`.",
 				Optional:            true,

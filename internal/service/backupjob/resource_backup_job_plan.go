@@ -43,6 +43,12 @@ func validateSelection(m *backupJobModel, diags *diag.Diagnostics) {
 		return
 	}
 	all := m.All.ValueBool()
+	if !m.All.IsNull() && !all {
+		// PVE keeps no all=0: it would show as a change after every apply.
+		diags.AddAttributeError(path.Root("all"), "All Set To False",
+			"all = false selects nothing, and PVE does not keep it; leave all out and select the guests with vmids or pool.")
+		return
+	}
 	var chosen []string
 	if all {
 		chosen = append(chosen, "all")
