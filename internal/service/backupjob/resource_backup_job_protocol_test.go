@@ -128,6 +128,8 @@ func TestBackupJobPlanRefusals(t *testing.T) {
 		{"fleecing without storage", with(base, "fleecing", map[string]any{"enabled": true}),
 			[]string{`AttributeName("fleecing").AttributeName("storage")`, "Fleecing Needs A Storage"}},
 		{"bad id", with(base, "id", "1nightly"), []string{`AttributeName("id")`, "must start with a letter"}},
+		{"empty fleecing", with(base, "fleecing", map[string]any{}), []string{`AttributeName("fleecing")`, "Empty Fleecing"}},
+		{"empty performance", with(base, "performance", map[string]any{}), []string{`AttributeName("performance")`, "Empty Performance"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			acctest.WantAll(t, "the refusal", validate(t, p, jobConfig(t, p, tc.attrs)), tc.want...)
