@@ -28,16 +28,16 @@ var seedFiles = []struct {
 // storages of a PVE install plus one shared NFS storage, and the seed files.
 func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 	c := &Cluster{
-		Name:       "pvesim",
-		Guests:     map[int]*Guest{},
-		Pools:      map[string]*Pool{},
-		volumes:    map[volumeKey]*Volume{},
-		Firewall:   newFirewallState(),
-		Access:     newAccess(),
-		HA:         newHAState(),
-		BackupJobs: newBackupJobs(),
-		conf:       conf,
+		Name:     "pvesim",
+		Guests:   map[int]*Guest{},
+		Pools:    map[string]*Pool{},
+		volumes:  map[volumeKey]*Volume{},
+		Firewall: newFirewallState(),
+		Access:   newAccess(),
+		HA:       newHAState(),
+		conf:     conf,
 	}
+	c.BackupJobs = newBackupJobs()
 	for i := 1; i <= nodes; i++ {
 		c.Nodes = append(c.Nodes, &Node{
 			Name:     fmt.Sprintf("pve%d", i),
