@@ -357,3 +357,28 @@ func unmanagedOptions(opts map[string]string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// changedOutside lists, sorted, the options that differ between what the
+// state recorded and what PVE holds now, leaving out the guest lists: a
+// guest's purge takes its id out of them (pve-guest-common
+// src/PVE/VZDump/Plugin.pm remove_vmid_from_backup_jobs), which is PVE's
+// own bookkeeping rather than someone's change.
+func changedOutside(recorded, current map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{recorded, current} {
+		for k := range m {
+			if seen[k] || k == optVMID || k == optExclude {
+				continue
+			}
+			seen[k] = true
+			if rv, rok := recorded[k]; !rok || rv != current[k] {
+				out = append(out, k)
+			} else if _, cok := current[k]; !cok {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

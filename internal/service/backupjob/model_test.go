@@ -118,3 +118,14 @@ func TestUnmanagedOptions(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+func TestChangedOutside(t *testing.T) {
+	recorded := map[string]string{"schedule": "daily", "comment": "a", "vmid": "100,101", "storage": "local"}
+	current := map[string]string{"schedule": "daily", "comment": "b", "vmid": "101", "mode": "stop"}
+	if got, want := changedOutside(recorded, current), []string{"comment", "mode", "storage"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v (guest lists left out)", got, want)
+	}
+	if got := changedOutside(recorded, recorded); len(got) != 0 {
+		t.Errorf("unchanged: %v", got)
+	}
+}

@@ -283,10 +283,17 @@ func (r *backupJobResource) Update(ctx context.Context, req resource.UpdateReque
 	if found {
 		// The delta starts from what PVE holds now, not from the state: a
 		// guest destroyed with its purge in this apply has already left
-		// the job's lists.
+		// the job's lists. PVE has no digest for jobs, so a change made
+		// outside Terraform since the refresh is looked for here.
 		var current backupJobModel
 		current.fromOptions(job.Options)
 		from := current.toOptions(ctx, &resp.Diagnostics)
+		if changed := changedOutside(state.toOptions(ctx, &resp.Diagnostics), from); len(changed) > 0 {
+			resp.Diagnostics.AddError("Changed Outside Terraform", fmt.Sprintf(
+				"Backup job %s changed outside Terraform since it was last read (%s). Nothing was changed: "+
+					"run terraform plan again to see PVE's current settings and plan against them.", id, strings.Join(changed, ", ")))
+			return
+		}
 		err = r.client.UpdateBackupJob(ctx, id, wire.BackupJobDelta(from, to))
 		if err != nil && pveapi.IsBackupJobNotFound(err) {
 			// A purge running beside this apply emptied and deleted it.

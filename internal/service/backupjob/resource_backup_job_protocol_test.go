@@ -11,6 +11,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 const jobType = "pve_backup_job"
@@ -217,4 +218,60 @@ func TestBackupJobImportNamesUnmanagedSettings(t *testing.T) {
 		t.Fatal(err)
 	}
 	acctest.WantAll(t, "the import warning", acctest.Warning(imp.Diagnostics, fwutil.UnmanagedSummary), "legacy", "pigz, quiet")
+}
+
+// apply plans config against prior and applies it, as `terraform apply
+// -refresh=false` does.
+func apply(tb testing.TB, p *acctest.Protocol, prior, config *tfprotov6.DynamicValue) (*tfprotov6.DynamicValue, string) {
+	tb.Helper()
+	ctx := context.Background()
+	plan := p.PlanResponse(tb, jobType, prior, config)
+	if msg := errorsOf(plan.Diagnostics); msg != "" {
+		tb.Fatalf("plan: %s", msg)
+	}
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: jobType, PriorState: prior, PlannedState: plan.PlannedState, Config: config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.NewState, errorsOf(resp.Diagnostics)
+}
+
+// PVE keeps no digest for backup jobs: a change made outside Terraform
+// after the refresh stops the update instead of being overwritten, and a
+// guest's purge in between (PVE's own bookkeeping) does not.
+func TestBackupJobChangedOutsideSinceRefresh(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	if err := p.Client.CreateBackupJob(ctx, "nightly", map[string]string{"schedule": "21:00", "vmid": "100,101", "comment": "ours"}); err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, jobType, "nightly")
+	config := func(schedule string, vmids []int) *tfprotov6.DynamicValue {
+		return jobConfig(t, p, map[string]any{"id": "nightly", "schedule": schedule, "vmids": vmids, "comment": "ours"})
+	}
+
+	// Guest 100's purge took it out of the list: the update goes on.
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["nightly"].Props["vmid"] = "101"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	state, msg := apply(t, p, state, config("22:00", []int{101}))
+	if msg != "" {
+		t.Fatalf("the purge stopped the update: %s", msg)
+	}
+
+	// Someone edits the comment after the refresh.
+	if err := p.Client.UpdateBackupJob(ctx, "nightly", wire.BackupJobDelta(map[string]string{"comment": "ours"}, map[string]string{"comment": "theirs"})); err != nil {
+		t.Fatal(err)
+	}
+	_, msg = apply(t, p, state, config("23:00", []int{101}))
+	acctest.WantAll(t, "the refusal", msg, "Changed Outside Terraform", "nightly", "(comment)", "plan again")
+	if job, _, _ := p.Client.GetBackupJob(ctx, "nightly"); job.Options["schedule"] != "22:00" || job.Options["comment"] != "theirs" {
+		t.Errorf("PVE has %v, want the other change kept and nothing written", job.Options)
+	}
 }
