@@ -116,7 +116,7 @@ func TestBackupJobSelectionRules(t *testing.T) {
 // root@pam.
 func TestBackupJobRootOnlyOptions(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, Options{})
+	e := newEnv(t, Options{Passwords: []string{testPassword, "root@pam=secret"}})
 	for _, k := range []string{"tmpdir", "dumpdir", "script"} {
 		wantParamError(t, e.call(t, http.MethodPost, "/cluster/backup",
 			form("schedule", "daily", "all", "1", k, "/tmp/x")), k, "Only root may set this option.")
@@ -124,6 +124,14 @@ func TestBackupJobRootOnlyOptions(t *testing.T) {
 	e.call(t, http.MethodPost, "/cluster/backup", form("id", "jb", "schedule", "daily", "all", "1")).wantOK(t)
 	wantParamError(t, e.call(t, http.MethodPut, "/cluster/backup/jb", form("delete", "script")),
 		"script", "Only root may set this option.")
+
+	// root@pam with a ticket may.
+	tk := login(t, e, "root@pam", "secret")
+	asRoot := []func(*http.Request){withTicket(tk.Ticket), withHeader(csrfHeader, tk.CSRF)}
+	e.call(t, http.MethodPut, "/cluster/backup/jb", form("script", "/usr/local/bin/hook", "dumpdir", "/srv/dump"), asRoot...).wantOK(t)
+	// A job with a dumpdir is root's alone (assert_param_permission_update).
+	e.call(t, http.MethodPut, "/cluster/backup/jb", form("comment", "x")).
+		wantStatus(t, http.StatusInternalServerError, "only root@pam may edit jobs with a 'dumpdir' option.")
 }
 
 // pve-manager PVE/API2/Backup.pm update_job: deletable keys, the

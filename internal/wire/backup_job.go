@@ -41,7 +41,7 @@ func BackupJobOptionsFromAPI(raw map[string]any) map[string]string {
 				m[pk] = scalarText(pv)
 			}
 			if k == "prune-backups" {
-				if p, err := ParsePruneBackups(FormatPropertyString(m, "")); err == nil {
+				if p, err := PruneBackupsFromMap(m); err == nil {
 					out[k] = p.String()
 					continue
 				}

@@ -45,6 +45,9 @@ type backupJobModel struct {
 	NotificationPolicy types.String `tfsdk:"notification_policy"`
 	NotificationTarget types.String `tfsdk:"notification_target"`
 
+	LockWait    types.Int64       `tfsdk:"lockwait"`
+	StopWait    types.Int64       `tfsdk:"stopwait"`
+	Remove      types.Bool        `tfsdk:"remove"`
 	BWLimit     types.Int64       `tfsdk:"bwlimit"`
 	IONice      types.Int64       `tfsdk:"ionice"`
 	Fleecing    *fleecingModel    `tfsdk:"fleecing"`
@@ -107,11 +110,14 @@ func (m *backupJobModel) stringOptions() map[string]*types.String {
 func (m *backupJobModel) boolOptions() map[string]*types.Bool {
 	return map[string]*types.Bool{
 		optEnabled: &m.Enabled, "repeat-missed": &m.RepeatMissed, optAll: &m.All, "protected": &m.Protected,
+		"remove": &m.Remove,
 	}
 }
 
 func (m *backupJobModel) intOptions() map[string]*types.Int64 {
-	return map[string]*types.Int64{"zstd": &m.Zstd, "bwlimit": &m.BWLimit, "ionice": &m.IONice}
+	return map[string]*types.Int64{
+		"zstd": &m.Zstd, "bwlimit": &m.BWLimit, "ionice": &m.IONice, "lockwait": &m.LockWait, "stopwait": &m.StopWait,
+	}
 }
 
 // toOptions is the job's options as a write sends them. all = false is
@@ -319,3 +325,60 @@ func int64Set(ctx context.Context, s types.Set, diags *diag.Diagnostics) []int64
 
 // truthy is how PVE reads a stored boolean: anything but "" and "0".
 func truthy(s string) bool { return s != "" && s != "0" }
+
+// managedOptions are the options pve_backup_job has an attribute for.
+func managedOptions() map[string]bool {
+	var m backupJobModel
+	out := map[string]bool{
+		optVMID: true, optExclude: true, optMailTo: true, optPrune: true, optFleecing: true, optPerf: true,
+	}
+	for k := range m.stringOptions() {
+		out[k] = true
+	}
+	for k := range m.boolOptions() {
+		out[k] = true
+	}
+	for k := range m.intOptions() {
+		out[k] = true
+	}
+	return out
+}
+
+// unmanagedOptions lists, sorted, the options of a job the resource has no
+// attribute for: Terraform neither shows nor changes them.
+func unmanagedOptions(opts map[string]string) []string {
+	managed := managedOptions()
+	var out []string
+	for k := range opts {
+		if !managed[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// changedOutside lists, sorted, the options that differ between what the
+// state recorded and what PVE holds now, leaving out the guest lists: a
+// guest's purge takes its id out of them (pve-guest-common
+// src/PVE/VZDump/Plugin.pm remove_vmid_from_backup_jobs), which is PVE's
+// own bookkeeping rather than someone's change.
+func changedOutside(recorded, current map[string]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range []map[string]string{recorded, current} {
+		for k := range m {
+			if seen[k] || k == optVMID || k == optExclude {
+				continue
+			}
+			seen[k] = true
+			if rv, rok := recorded[k]; !rok || rv != current[k] {
+				out = append(out, k)
+			} else if _, cok := current[k]; !cok {
+				out = append(out, k)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -93,6 +93,7 @@ func TestValidateSelection(t *testing.T) {
 		{"none", backupJobModel{}, "No Guests Selected"},
 		{"all and vmids", backupJobModel{All: types.BoolValue(true), VMIDs: ids}, "all and vmids both select"},
 		{"pool and exclude", backupJobModel{Pool: types.StringValue("prod"), Exclude: ids}, "Exclude Needs All"},
+		{"all false", backupJobModel{All: types.BoolValue(false), VMIDs: ids}, "All Set To False"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := tc.m // zero values are null
@@ -106,5 +107,25 @@ func TestValidateSelection(t *testing.T) {
 				t.Errorf("got %q, want %q", text, tc.want)
 			}
 		})
+	}
+}
+
+func TestUnmanagedOptions(t *testing.T) {
+	got := unmanagedOptions(map[string]string{
+		"schedule": "daily", "all": "1", "pigz": "2", "exclude-path": "/tmp", "prune-backups": "keep-all=1", "quiet": "1",
+	})
+	if want := []string{"exclude-path", "pigz", "quiet"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+func TestChangedOutside(t *testing.T) {
+	recorded := map[string]string{"schedule": "daily", "comment": "a", "vmid": "100,101", "storage": "local"}
+	current := map[string]string{"schedule": "daily", "comment": "b", "vmid": "101", "mode": "stop"}
+	if got, want := changedOutside(recorded, current), []string{"comment", "mode", "storage"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("got %v, want %v (guest lists left out)", got, want)
+	}
+	if got := changedOutside(recorded, recorded); len(got) != 0 {
+		t.Errorf("unchanged: %v", got)
 	}
 }

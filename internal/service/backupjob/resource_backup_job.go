@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/boolvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
@@ -99,8 +101,8 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			},
 			"comment":       optionalString("Description of the job.", stringvalidator.LengthBetween(1, 512)),
 			"repeat_missed": optionalBool("Run the job as soon as possible when a run was missed while the scheduler was not running."),
-			"all": optionalBool("Back up every guest of the cluster (or of `node`), except those in `exclude`. " +
-				"Exclusive with `vmids` and `pool`."),
+			"all": optionalBool("Set to true to back up every guest of the cluster (or of `node`), except those in `exclude`. " +
+				"Exclusive with `vmids` and `pool`; leave it out rather than set it to false."),
 			"vmids": schema.SetAttribute{
 				MarkdownDescription: "The guests to back up, by VMID. Exclusive with `all` and `pool`.",
 				Optional:            true,
@@ -172,8 +174,11 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 			"notification_target": optionalString("PVE 8 only (removed in PVE 9, refused at plan there): the notification endpoint or group to notify. "+
 				"Deprecated by PVE 8 itself in favour of `notification_mode` and matchers.",
 				fwutil.Format(wire.IsBackupJobID, "must be a notification target name")),
-			"bwlimit": optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
-			"ionice":  optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
+			"lockwait": optionalInt("Minutes to wait for the global vzdump lock (PVE's default: 180).", int64validator.AtLeast(0)),
+			"stopwait": optionalInt("Minutes to wait for a guest to stop in `stop` mode (PVE's default: 10).", int64validator.AtLeast(0)),
+			"remove":   optionalBool("Whether to prune older backups according to `retention` after a backup (PVE's default: true)."),
+			"bwlimit":  optionalInt("I/O bandwidth limit in KiB/s; 0 for none.", int64validator.AtLeast(0)),
+			"ionice":   optionalInt("I/O priority (0-8) of the backup process.", int64validator.Between(0, 8)),
 			"fleecing": schema.SingleNestedAttribute{
 				MarkdownDescription: "Backup fleecing (VMs only): blocks the guest writes during the backup are first copied to a fleecing image on `storage`.",
 				Optional:            true,
@@ -278,10 +283,17 @@ func (r *backupJobResource) Update(ctx context.Context, req resource.UpdateReque
 	if found {
 		// The delta starts from what PVE holds now, not from the state: a
 		// guest destroyed with its purge in this apply has already left
-		// the job's lists.
+		// the job's lists. PVE has no digest for jobs, so a change made
+		// outside Terraform since the refresh is looked for here.
 		var current backupJobModel
 		current.fromOptions(job.Options)
 		from := current.toOptions(ctx, &resp.Diagnostics)
+		if changed := changedOutside(state.toOptions(ctx, &resp.Diagnostics), from); len(changed) > 0 {
+			resp.Diagnostics.AddError("Changed Outside Terraform", fmt.Sprintf(
+				"Backup job %s changed outside Terraform since it was last read (%s). Nothing was changed: "+
+					"run terraform plan again to see PVE's current settings and plan against them.", id, strings.Join(changed, ", ")))
+			return
+		}
 		err = r.client.UpdateBackupJob(ctx, id, wire.BackupJobDelta(from, to))
 		if err != nil && pveapi.IsBackupJobNotFound(err) {
 			// A purge running beside this apply emptied and deleted it.
@@ -335,4 +347,13 @@ func (r *backupJobResource) ImportState(ctx context.Context, req resource.Import
 		return
 	}
 	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), req.ID)...)
+	// Options without an attribute are named rather than dropped silently.
+	// A failed read is left to the refresh.
+	if job, found, err := r.client.GetBackupJob(ctx, req.ID); err == nil && found {
+		if keys := unmanagedOptions(job.Options); len(keys) > 0 {
+			resp.Diagnostics.AddWarning(fwutil.UnmanagedSummary, fmt.Sprintf(
+				"Backup job %s has settings pve_backup_job has no attribute for: %s. Terraform neither shows nor changes them; they stay as they are.",
+				req.ID, strings.Join(keys, ", ")))
+		}
+	}
 }

@@ -27,6 +27,14 @@ func (r *backupJobResource) ValidateConfig(ctx context.Context, req resource.Val
 	}
 	validateSelection(&m, &resp.Diagnostics)
 	validateRetention(m.Retention, &resp.Diagnostics)
+	if f := m.Fleecing; f != nil && f.Enabled.IsNull() && f.Storage.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("fleecing"), "Empty Fleecing",
+			"fleecing needs enabled or storage; leave fleecing out to use PVE's default (no fleecing).")
+	}
+	if pf := m.Performance; pf != nil && pf.MaxWorkers.IsNull() && pf.PBSEntriesMax.IsNull() {
+		resp.Diagnostics.AddAttributeError(path.Root("performance"), "Empty Performance Settings",
+			"performance needs max_workers or pbs_entries_max; leave performance out to use PVE's defaults.")
+	}
 	if f := m.Fleecing; f != nil && f.Enabled.ValueBool() && f.Storage.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("fleecing").AtName("storage"), "Fleecing Needs A Storage",
 			"fleecing.enabled = true needs fleecing.storage: the storage the fleecing images are written to.")
@@ -43,6 +51,12 @@ func validateSelection(m *backupJobModel, diags *diag.Diagnostics) {
 		return
 	}
 	all := m.All.ValueBool()
+	if !m.All.IsNull() && !all {
+		// PVE keeps no all=0: it would show as a change after every apply.
+		diags.AddAttributeError(path.Root("all"), "All Set To False",
+			"all = false selects nothing, and PVE does not keep it; leave all out and select the guests with vmids or pool.")
+		return
+	}
 	var chosen []string
 	if all {
 		chosen = append(chosen, "all")

@@ -9,7 +9,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 const jobType = "pve_backup_job"
@@ -127,6 +129,8 @@ func TestBackupJobPlanRefusals(t *testing.T) {
 		{"fleecing without storage", with(base, "fleecing", map[string]any{"enabled": true}),
 			[]string{`AttributeName("fleecing").AttributeName("storage")`, "Fleecing Needs A Storage"}},
 		{"bad id", with(base, "id", "1nightly"), []string{`AttributeName("id")`, "must start with a letter"}},
+		{"empty fleecing", with(base, "fleecing", map[string]any{}), []string{`AttributeName("fleecing")`, "Empty Fleecing"}},
+		{"empty performance", with(base, "performance", map[string]any{}), []string{`AttributeName("performance")`, "Empty Performance"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			acctest.WantAll(t, "the refusal", validate(t, p, jobConfig(t, p, tc.attrs)), tc.want...)
@@ -163,6 +167,25 @@ func TestBackupJobRootOnlyOptionsUnderToken(t *testing.T) {
 	drop := jobConfig(t, p, map[string]any{"id": "rooted", "schedule": "22:00", "all": true})
 	acctest.WantAll(t, "the refusal to drop the script", errorsOf(p.PlanResponse(t, jobType, state, drop).Diagnostics),
 		`AttributeName("script")`, "Option Needs root@pam")
+
+	// A job root made with a dumpdir: PVE lets no one else change it
+	// (assert_param_permission_update).
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["dumped"] = &pvesim.BackupJob{ID: "dumped", Props: map[string]string{
+			"schedule": "21:00", "all": "1", "dumpdir": "/srv/dump", "enabled": "1",
+		}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	state = p.Import(t, jobType, "dumped")
+	same := jobConfig(t, p, map[string]any{"id": "dumped", "schedule": "21:00", "all": true, "dumpdir": "/srv/dump"})
+	if msg := errorsOf(p.PlanResponse(t, jobType, state, same).Diagnostics); msg != "" {
+		t.Errorf("an unchanged dumpdir job is refused: %s", msg)
+	}
+	edit := jobConfig(t, p, map[string]any{"id": "dumped", "schedule": "21:00", "all": true, "dumpdir": "/srv/dump", "comment": "x"})
+	acctest.WantAll(t, "the refusal to edit a dumpdir job", errorsOf(p.PlanResponse(t, jobType, state, edit).Diagnostics),
+		`AttributeName("dumpdir")`, "Job Needs root@pam", "/srv/dump")
 }
 
 // PVE 9 removed notification-policy and notification-target (the PVE 8.4
@@ -175,4 +198,80 @@ func TestBackupJobPVE8NotificationOptionsOnPVE9(t *testing.T) {
 	}))
 	acctest.WantAll(t, "the refusal", errorsOf(resp.Diagnostics), `AttributeName("notification_policy")`,
 		"Option Removed In PVE 9", "notification_mode")
+}
+
+// An imported job's settings without an attribute are named, not dropped
+// silently.
+func TestBackupJobImportNamesUnmanagedSettings(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["legacy"] = &pvesim.BackupJob{ID: "legacy", Props: map[string]string{
+			"schedule": "21:00", "all": "1", "pigz": "4", "quiet": "1",
+		}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	imp, err := p.Server.ImportResourceState(context.Background(), &tfprotov6.ImportResourceStateRequest{TypeName: jobType, ID: "legacy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.WantAll(t, "the import warning", acctest.Warning(imp.Diagnostics, fwutil.UnmanagedSummary), "legacy", "pigz, quiet")
+}
+
+// apply plans config against prior and applies it, as `terraform apply
+// -refresh=false` does.
+func apply(tb testing.TB, p *acctest.Protocol, prior, config *tfprotov6.DynamicValue) (*tfprotov6.DynamicValue, string) {
+	tb.Helper()
+	ctx := context.Background()
+	plan := p.PlanResponse(tb, jobType, prior, config)
+	if msg := errorsOf(plan.Diagnostics); msg != "" {
+		tb.Fatalf("plan: %s", msg)
+	}
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: jobType, PriorState: prior, PlannedState: plan.PlannedState, Config: config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return resp.NewState, errorsOf(resp.Diagnostics)
+}
+
+// PVE keeps no digest for backup jobs: a change made outside Terraform
+// after the refresh stops the update instead of being overwritten, and a
+// guest's purge in between (PVE's own bookkeeping) does not.
+func TestBackupJobChangedOutsideSinceRefresh(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	if err := p.Client.CreateBackupJob(ctx, "nightly", map[string]string{"schedule": "21:00", "vmid": "100,101", "comment": "ours"}); err != nil {
+		t.Fatal(err)
+	}
+	state := p.Import(t, jobType, "nightly")
+	config := func(schedule string, vmids []int) *tfprotov6.DynamicValue {
+		return jobConfig(t, p, map[string]any{"id": "nightly", "schedule": schedule, "vmids": vmids, "comment": "ours"})
+	}
+
+	// Guest 100's purge took it out of the list: the update goes on.
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
+		c.BackupJobs.Jobs["nightly"].Props["vmid"] = "101"
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	state, msg := apply(t, p, state, config("22:00", []int{101}))
+	if msg != "" {
+		t.Fatalf("the purge stopped the update: %s", msg)
+	}
+
+	// Someone edits the comment after the refresh.
+	if err := p.Client.UpdateBackupJob(ctx, "nightly", wire.BackupJobDelta(map[string]string{"comment": "ours"}, map[string]string{"comment": "theirs"})); err != nil {
+		t.Fatal(err)
+	}
+	_, msg = apply(t, p, state, config("23:00", []int{101}))
+	acctest.WantAll(t, "the refusal", msg, "Changed Outside Terraform", "nightly", "(comment)", "plan again")
+	if job, _, _ := p.Client.GetBackupJob(ctx, "nightly"); job.Options["schedule"] != "22:00" || job.Options["comment"] != "theirs" {
+		t.Errorf("PVE has %v, want the other change kept and nothing written", job.Options)
+	}
 }

@@ -284,3 +284,32 @@ func TestAccBackupJob_onlyGuestReplaced(t *testing.T) {
 		},
 	})
 }
+
+// root@pam logged in with a password may set what PVE reserves to it.
+func TestAccBackupJob_rootOnlyOptionsWithPassword(t *testing.T) {
+	t.Parallel()
+	if acctest.IsLive() {
+		t.Skip("needs root@pam's password")
+	}
+	tg := acctest.NewWithPassword(t)
+	id := acctest.Name("tfacc")
+	config := func(tmpdir string) string {
+		return tg.Config(fmt.Sprintf(`
+resource "pve_backup_job" "test" {
+  id       = %q
+  schedule = "21:00"
+  all      = true
+  script   = "/usr/local/bin/vzdump-hook"
+  tmpdir   = %q
+}
+`, id, tmpdir))
+	}
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkJobDestroyed(tg, id),
+		Steps: []resource.TestStep{
+			{Config: config("/var/tmp")},
+			{Config: config("/srv/tmp"), ConfigPlanChecks: expectAction(plancheck.ResourceActionUpdate)},
+			{ResourceName: jobAddr, ImportState: true, ImportStateId: id, ImportStateVerify: true},
+		},
+	})
+}
