@@ -40,10 +40,6 @@ type haResourceResource struct {
 	client *pveapi.Client
 }
 
-// haResourceGroupID is PVE's pve-configid format for a group name (a
-// letter, then letters, digits, '_' or '-'; at least two characters).
-var haResourceGroupID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_\-]+$`)
-
 // haResourceUpdateTries bounds the re-reads of an update whose digest went
 // stale: the digest covers every HA resource, so updates of several in one
 // apply invalidate each other's.
@@ -117,7 +113,7 @@ func (r *haResourceResource) Schema(_ context.Context, _ resource.SchemaRequest,
 					"rules: once its HA manager has migrated the groups, `group` is refused at plan time; use a `pve_ha_rule` naming this resource's `sid`.",
 				Optional: true,
 				Validators: []validator.String{
-					stringvalidator.RegexMatches(haResourceGroupID, "must start with a letter, then letters, digits, '_' or '-' (at least two characters)"),
+					fwutil.Format(wire.IsHAConfigID, "must start with a letter, then letters, digits, '_' or '-' (at least two characters)"),
 				},
 			},
 			"comment": schema.StringAttribute{
@@ -169,7 +165,7 @@ func (r *haResourceResource) ModifyPlan(ctx context.Context, req resource.Modify
 				"(pve_ha_group). Remove failback from the configuration.", release))
 	}
 	if needGroup && release.AtLeast(wire.PVE90) {
-		migrated, err := haResourceGroupsMigrated(ctx, r.client)
+		migrated, err := r.client.HAGroupsMigrated(ctx)
 		switch {
 		case err != nil:
 			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Check The HA Groups", err)
@@ -216,24 +212,6 @@ func (r *haResourceResource) haResourcePlanIDs(ctx context.Context, plan *haReso
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("sid"), sid)...)
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root("id"), sid)...)
 }
-
-// haResourceGroupsMigrated tells whether PVE refuses HA groups because
-// its HA manager turned them into rules (PVE 9): GET /cluster/ha/groups
-// fails with "... ha groups have been migrated to rules" from then on
-// (pve-ha-manager src/PVE/API2/HA/Groups.pm index).
-func haResourceGroupsMigrated(ctx context.Context, client *pveapi.Client) (bool, error) {
-	var out []map[string]any
-	err := client.Get(ctx, "/cluster/ha/groups", nil, &out)
-	if err == nil {
-		return false, nil
-	}
-	if apiErr, ok := pveapi.AsError(err); ok && apiErr.StatusCode == 500 && haGroupsMigratedText.MatchString(apiErr.Message) {
-		return true, nil
-	}
-	return false, err
-}
-
-var haGroupsMigratedText = regexp.MustCompile(`ha groups have been migrated to rules`)
 
 func (r *haResourceResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan haResourceModel
