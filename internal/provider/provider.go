@@ -17,6 +17,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
+	"github.com/proxops/terraform-provider-pve/internal/service/ha"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
@@ -119,6 +120,7 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		access.NewRoleResource,
 		access.NewACLResource,
 		access.NewRealmResource,
+		ha.NewHAResourceResource,
 	}
 }
 
@@ -138,6 +140,7 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		access.NewGroupsDataSource,
 		access.NewRolesDataSource,
 		access.NewPermissionsDataSource,
+		ha.NewHAStatusDataSource,
 	}
 }
 

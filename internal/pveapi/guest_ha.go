@@ -2,8 +2,6 @@ package pveapi
 
 import (
 	"context"
-	"fmt"
-	"net/url"
 	"strconv"
 )
 
@@ -64,42 +62,6 @@ func HASettled(state string) bool {
 		return true
 	}
 	return false
-}
-
-// HABlocking is a resource that keeps an HA resource from a node.
-type HABlocking struct {
-	SID   string `json:"sid"`
-	Cause string `json:"cause"`
-}
-
-// HAMotion is PVE's answer to a migrate or relocate request: what it
-// queued, and on PVE 9 the resources that move along (positive affinity)
-// or that block the target (negative affinity), in which case the HA
-// manager will not move it there.
-type HAMotion struct {
-	SID           string       `json:"sid"`
-	RequestedNode string       `json:"requested-node"`
-	Comigrated    []string     `json:"comigrated-resources,omitempty"`
-	Blocking      []HABlocking `json:"blocking-resources,omitempty"`
-}
-
-// RequestHAMotion asks the HA manager to move a service to node: an online
-// migration (relocate false) or a relocation (stop, move, start). PVE only
-// queues the request (pve-ha-manager src/PVE/API2/HA/Resources.pm migrate,
-// relocate); PVE 8 answers with nothing.
-func (c *Client) RequestHAMotion(ctx context.Context, sid, node string, relocate bool) (*HAMotion, error) {
-	action := "migrate"
-	if relocate {
-		action = "relocate"
-	}
-	var out *HAMotion
-	if err := c.Post(ctx, "/cluster/ha/resources/"+url.PathEscape(sid)+"/"+action, url.Values{"node": {node}}, &out); err != nil {
-		return nil, fmt.Errorf("pve: request HA %s of %s to %s: %w", action, sid, node, err)
-	}
-	if out == nil {
-		out = &HAMotion{SID: sid, RequestedNode: node}
-	}
-	return out, nil
 }
 
 // PollUntil calls check at the client's poll interval until it reports

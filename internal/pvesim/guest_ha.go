@@ -46,28 +46,6 @@ func haServiceStatus(cl *Cluster, g *Guest) map[string]any {
 	return st
 }
 
-// haResourceState is /cluster/resources' hastate of a guest: the CRM's
-// state of its service, else, before the manager has seen it, the state
-// its HA resource requests; "" for a guest without an HA resource.
-// pve-manager PVE/API2/Cluster.pm resources ("get ha status").
-func haResourceState(cl *Cluster, g *Guest) string {
-	sid := haSIDOf(g)
-	if sd := cl.HA.Manager.Services[sid]; sd != nil {
-		return sd.State
-	}
-	if r := cl.HA.Resources[sid]; r != nil {
-		return r.haRequestedState()
-	}
-	return ""
-}
-
-// haNodeState is /cluster/resources' hastate of a node: the CRM's view of
-// it (online, unknown, fence, gone, maintenance), once there is one.
-// pve-manager PVE/API2/Cluster.pm resources (node_status).
-func haNodeState(cl *Cluster, node string) string {
-	return cl.HA.Manager.NodeStatus[node]
-}
-
 // haRequestTask forks the worker that requests an action of HA: it logs
 // what it asks and runs the ha-manager command, whose failure fails the
 // task (pve-common src/PVE/Cmd.pm run, behind PVE::Tools::run_command:
@@ -108,17 +86,7 @@ func (s *Sim) haStartTask(c *call, typ GuestType, vmid int) string {
 	return s.haRequestTask(c, vmid, "hastart",
 		"Requesting HA start for "+haGuestWord(typ)+" "+itoa(vmid),
 		"ha-manager set "+sid+" --state started",
-		func(cl *Cluster) error {
-			r := cl.HA.Resources[sid]
-			if r == nil {
-				return errorf("no such resource '%s'", sid)
-			}
-			if err := cl.haCheckServiceState(sid, "started"); err != nil {
-				return err
-			}
-			r.Props["state"] = "started"
-			return nil
-		})
+		func(cl *Cluster) error { return cl.haSetRequestedState(sid, "started") })
 }
 
 // haStopTask is the 'hastop' worker of vm_stop (timeout 0: a hard stop)
@@ -133,16 +101,7 @@ func (s *Sim) haStopTask(c *call, typ GuestType, vmid, timeout int) string {
 	return s.haRequestTask(c, vmid, "hastop",
 		"Requesting HA stop for "+haGuestWord(typ)+" "+itoa(vmid),
 		"ha-manager crm-command stop "+sid+" "+strconv.Itoa(timeout),
-		func(cl *Cluster) error {
-			if !cl.haManaged(vmid) {
-				return errorf("resource '%s' is not HA managed", sid)
-			}
-			if err := cl.haCheckServiceState(sid, ""); err != nil {
-				return err
-			}
-			cl.HA.Commands = append(cl.HA.Commands, "stop "+sid+" "+strconv.Itoa(timeout))
-			return nil
-		})
+		func(cl *Cluster) error { return cl.haRequestStop(sid, timeout) })
 }
 
 // haStopRequest answers a stop or shutdown of an HA-managed guest; handled

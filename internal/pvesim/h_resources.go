@@ -40,11 +40,11 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 			if tags, ok := g.Config["tags"]; ok {
 				e["tags"] = tags
 			}
-			if hastate := haResourceState(cl, g); hastate != "" {
-				e["hastate"] = hastate
-			}
 			if pool != "" && c.can("/pool/"+pool, false, "Pool.Audit") {
 				e["pool"] = pool
+			}
+			if st := cl.haGuestState(g); st != "" {
+				e["hastate"] = st
 			}
 			out = append(out, e)
 		}
@@ -58,8 +58,8 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 				}
 			}
 			e["cgroup-mode"] = 2
-			if hastate := haNodeState(cl, n.Name); hastate != "" {
-				e["hastate"] = hastate
+			if st := cl.HA.Manager.NodeStatus[n.Name]; st != "" {
+				e["hastate"] = st
 			}
 			out = append(out, e)
 		}

@@ -70,6 +70,9 @@ func TestHAManagerStartsAndStopsGuests(t *testing.T) {
 		s["max_restart"] != float64(1) || s["failback"] != float64(1) {
 		t.Fatalf("after two rounds: %v", s)
 	}
+	if r := resourceByID(t, resources(t, e, "vm"), "qemu/100"); r["hastate"] != "started" {
+		t.Errorf("cluster resources entry %v, want hastate started", r)
+	}
 	e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("state", "stopped")).wantOK(t)
 	haSettle(t, e, "vm:100", "stopped", "stopped", 3)
 	if g := haGuest(t, e.sim, 100); g.Status != "stopped" {
@@ -226,4 +229,35 @@ func TestHAManagerAdvancesPerRequest(t *testing.T) {
 		}
 	}
 	t.Fatalf("migration did not finish in 6 polls: %v", haService(t, e, "vm:100"))
+}
+
+// What an HA-managed guest's start and stop request ('hastart',
+// 'hastop'): the requested state, and a stop command that also sets it.
+func TestHAManagerStartStopRequests(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100", "state", "stopped")).wantOK(t)
+	haSettle(t, e, "vm:100", "stopped", "stopped", 3)
+	if err := e.sim.Update(func(c *Cluster) error { return c.haSetRequestedState("vm:100", "started") }); err != nil {
+		t.Fatal(err)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 4)
+	if g := haGuest(t, e.sim, 100); g.Status != "running" {
+		t.Fatalf("guest %s after the start request", g.Status)
+	}
+	if err := e.sim.Update(func(c *Cluster) error { return c.haRequestStop("vm:100", 0) }); err != nil {
+		t.Fatal(err)
+	}
+	haSettle(t, e, "vm:100", "stopped", "stopped", 4)
+	if g := haGuest(t, e.sim, 100); g.Status != "stopped" {
+		t.Fatalf("guest %s after the stop request", g.Status)
+	}
+	if got := haRead(t, e, "vm:100")["state"]; got != "stopped" {
+		t.Errorf("requested state after the stop command: %v", got)
+	}
+	err := e.sim.Update(func(c *Cluster) error { return c.haRequestStop("vm:101", 0) })
+	if _, msg, _ := IsAPIError(err); msg != "resource 'vm:101' is not HA managed\n" {
+		t.Errorf("stop of an unmanaged service: %v", err)
+	}
 }

@@ -341,3 +341,55 @@ func (cl *Cluster) haMotionInfo(sid, node string) (comigrated []string, blocking
 	sort.Slice(blocking, func(i, j int) bool { return blocking[i]["sid"].(string) < blocking[j]["sid"].(string) })
 	return comigrated, blocking
 }
+
+// haGuestState is a guest's "hastate" in /cluster/resources: its CRM
+// state, or the requested state of a resource the CRM has not taken up
+// yet; "" for a guest without an HA resource.
+// pve-manager PVE/API2/Cluster.pm resources.
+func (cl *Cluster) haGuestState(g *Guest) string {
+	sid := haTypeOf(g.Type) + ":" + strconv.Itoa(g.VMID)
+	if sd := cl.HA.Manager.Services[sid]; sd != nil {
+		return sd.State
+	}
+	if r := cl.HA.Resources[sid]; r != nil {
+		return r.Props["state"]
+	}
+	return ""
+}
+
+// haSetRequestedState is `ha-manager set SID --state STATE`, what an
+// HA-managed guest's start runs in its 'hastart' worker (qemu-server
+// src/PVE/API2/Qemu.pm vm_start, pve-container src/PVE/API2/LXC.pm
+// vm_start): the update API's checks (check_service_state), then the
+// state in the resources file. The manager acts on it in its next rounds.
+// pve-ha-manager src/PVE/API2/HA/Resources.pm update.
+func (cl *Cluster) haSetRequestedState(sid, state string) error {
+	if err := cl.haCheckServiceState(sid, state); err != nil {
+		return err
+	}
+	r := cl.HA.Resources[sid]
+	if r == nil {
+		return wrapLockError("update resources config failed", errorf("no such resource '%s'", sid))
+	}
+	r.Props["state"] = state
+	return nil
+}
+
+// haRequestStop is `ha-manager crm-command stop SID TIMEOUT`, what an
+// HA-managed guest's stop (timeout 0) and shutdown run in their 'hastop'
+// worker (qemu-server src/PVE/API2/Qemu.pm vm_stop, vm_shutdown): a stop
+// command for the manager, which sets the requested state to stopped and
+// stops the guest (Manager.pm next_state_started, cmd 'stop').
+// pve-ha-manager src/PVE/CLI/ha_manager.pm stop: the service must be HA
+// managed and not in the error state.
+func (cl *Cluster) haRequestStop(sid string, timeout int) error {
+	r := cl.HA.Resources[sid]
+	if r == nil || r.Props["state"] == "ignored" {
+		return errorf("resource '%s' is not HA managed", sid)
+	}
+	if err := cl.haCheckServiceState(sid, ""); err != nil {
+		return err
+	}
+	cl.HA.Commands = append(cl.HA.Commands, "stop "+sid+" "+strconv.Itoa(timeout))
+	return nil
+}

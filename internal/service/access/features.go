@@ -236,6 +236,15 @@ var Features = []Feature{
 		},
 	},
 	{
+		Name:    "ha_resources",
+		Summary: "`pve_ha_resource` and the `pve_ha_status` data source.",
+		Grants: []Grant{
+			{Privileges: []string{"Sys.Audit"}, Path: rootPath, Note: "read HA resources and the HA status"},
+			{Privileges: []string{"Sys.Console"}, Path: rootPath, Note: "create, change and delete HA resources"},
+			{Privileges: []string{"VM.Audit"}, Path: guestPath, Note: "find the guest's type when `type` is not set"},
+		},
+	},
+	{
 		Name:    "access",
 		Summary: "`pve_user`, `pve_group`, `pve_role`, `pve_acl`, `pve_api_token` and `pve_realm`.",
 		Grants: []Grant{

@@ -133,7 +133,7 @@ func settleHANode(ctx context.Context, from PrivateGetter, to PrivateSetter, dia
 func (a API) migrateHA(ctx context.Context, node string, vmid int, target string, diags *diag.Diagnostics) bool {
 	summary := "Unable To Migrate " + a.Kind.Title
 	sid := pveapi.GuestHASID(a.Kind.Type, vmid)
-	motion, err := a.Client.RequestHAMotion(ctx, sid, target, false)
+	motion, err := a.Client.RequestHAMove(ctx, sid, target, false)
 	if err != nil {
 		fwutil.AddAttributeAPIError(diags, path.Root("node"), summary, err)
 		return false

@@ -1,0 +1,4 @@
+import {
+  to = pve_ha_resource.web
+  id = "vm:100"
+}
