@@ -1,0 +1,99 @@
+package lxc_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+)
+
+// haCT is a running container on node under HA, its pve_ha_resource
+// depending on it.
+func haCT(tg *acctest.Target, node string) string {
+	return ctConfig(tg, fmt.Sprintf(`
+  node        = %q
+  hostname    = "tfacc-ha"
+  os_template = %q
+  root_disk   = { storage = "local-lvm", size = 4 }
+  network     = { net0 = { name = "eth0", bridge = "vmbr0" } }
+`, node, ctTemplate)) + `
+resource "pve_ha_resource" "test" {
+  vmid  = pve_container.test.vmid
+  type  = "ct"
+  state = "started"
+}
+`
+}
+
+// A node change of a container under HA is requested through HA (which
+// relocates it) and waited for; the destroy of the container and its
+// pve_ha_resource in one apply needs no manual step.
+func TestAccContainer_haNodeChangeMovesThroughHAAndDestroysWithItsHAResource(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	ct := newCTRef(tg)
+
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(state *terraform.State) error {
+			if err := checkCTDestroyed(ct)(state); err != nil {
+				return err
+			}
+			var resources []map[string]any
+			if err := tg.Client.Get(context.Background(), "/cluster/ha/resources", nil, &resources); err != nil {
+				return err
+			}
+			if len(resources) != 0 {
+				return fmt.Errorf("HA resources left after the destroy: %v", resources)
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config:            haCT(tg, "pve1"),
+				ConfigStateChecks: []statecheck.StateCheck{ct.record()},
+			},
+			{
+				PreConfig: func() { sim.ResetCounters() },
+				Config:    haCT(tg, "pve2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
+					ct.Check(func() error {
+						viaHA, direct := 0, 0
+						for _, r := range sim.Requests() {
+							switch {
+							case r.Method != http.MethodPost:
+							case r.Path == fmt.Sprintf("/cluster/ha/resources/ct:%d/migrate", ct.VMID):
+								viaHA++
+							case strings.HasSuffix(r.Path, fmt.Sprintf("/lxc/%d/migrate", ct.VMID)):
+								direct++
+							}
+						}
+						if viaHA != 1 || direct != 0 {
+							return fmt.Errorf("%d HA migrate requests and %d direct migrations, want 1 and 0", viaHA, direct)
+						}
+						guest, found, err := tg.Client.FindGuest(context.Background(), ct.VMID)
+						if err != nil || !found || guest.Node != "pve2" || guest.HAState != "started" {
+							return fmt.Errorf("cluster lists container %d as %+v (found=%v, err=%w)", ct.VMID, guest, found, err)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}
