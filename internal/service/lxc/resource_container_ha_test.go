@@ -40,7 +40,18 @@ resource "pve_ha_resource" "test" {
 // pve_ha_resource in one apply needs no manual step.
 func TestAccContainer_haNodeChangeMovesThroughHAAndDestroysWithItsHAResource(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	testContainerHANodeChange(t, acctest.New(t))
+}
+
+// On PVE 8.4 HA's migrate request answers nothing (PVE 9 names the
+// resources moving along or blocking).
+func TestAccContainer_haNodeChangeMovesThroughHA_pve84(t *testing.T) {
+	t.Parallel()
+	testContainerHANodeChange(t, acctest.NewOnPVE(t, "8.4"))
+}
+
+func testContainerHANodeChange(t *testing.T, tg *acctest.Target) {
+	t.Helper()
 	sim := needsSim(t, tg)
 	ct := newCTRef(tg)
 
