@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 // haCT is a running container on node under HA, its pve_ha_resource
@@ -96,6 +97,52 @@ func testContainerHANodeChange(t *testing.T, tg *acctest.Target) {
 						}
 						if viaHA != 1 || direct != 0 {
 							return fmt.Errorf("%d HA migrate requests and %d direct migrations, want 1 and 0", viaHA, direct)
+						}
+						guest, found, err := tg.Client.FindGuest(context.Background(), ct.VMID)
+						if err != nil || !found || guest.Node != "pve2" || guest.HAState != "started" {
+							return fmt.Errorf("cluster lists container %d as %+v (found=%v, err=%w)", ct.VMID, guest, found, err)
+						}
+						return nil
+					}),
+				},
+			},
+		},
+	})
+}
+
+// Without Sys.Console on / (HA's migrate request refused), the node change
+// goes through the container's own migrate endpoint, which PVE turns into
+// the same HA request (an hamigrate task), and is waited for as well.
+func TestAccContainer_haNodeChangeWithoutSysConsole(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	ct := newCTRef(tg)
+	if err := sim.InjectFault(pvesim.Fault{Method: http.MethodPost, Path: "/cluster/ha/resources/{sid}/migrate", Action: pvesim.FaultRespond,
+		Status: http.StatusForbidden, Message: "Permission check failed (/, Sys.Console)"}); err != nil {
+		t.Fatal(err)
+	}
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkCTDestroyed(ct),
+		Steps: []resource.TestStep{
+			{Config: haCT(tg, "pve1"), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
+			{
+				PreConfig: func() { sim.ResetCounters() },
+				Config:    haCT(tg, "pve2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(ctAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve2")),
+					ct.Check(func() error {
+						tasks := 0
+						for _, r := range sim.Requests() {
+							if r.Method == http.MethodPost && r.Path == fmt.Sprintf("/nodes/pve1/lxc/%d/migrate", ct.VMID) && r.Status == http.StatusOK {
+								tasks++
+							}
+						}
+						if tasks != 1 {
+							return fmt.Errorf("%d migrations through the container's endpoint, want 1", tasks)
 						}
 						guest, found, err := tg.Client.FindGuest(context.Background(), ct.VMID)
 						if err != nil || !found || guest.Node != "pve2" || guest.HAState != "started" {
