@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
@@ -150,6 +152,57 @@ func TestAccContainer_haNodeChangeWithoutSysConsole(t *testing.T) {
 						}
 						return nil
 					}),
+				},
+			},
+		},
+	})
+}
+
+// A node change HA refuses because another resource keeps the container
+// off the target (PVE 9 negative resource affinity) fails at once, naming
+// that resource, and changes nothing.
+func TestAccContainer_haNodeChangeBlockedByResourceAffinity(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	sim := needsSim(t, tg)
+	ct := newCTRef(tg)
+	ctx := context.Background()
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkCTDestroyed(ct),
+		Steps: []resource.TestStep{
+			{Config: haCT(tg, "pve1"), ConfigStateChecks: []statecheck.StateCheck{ct.record()}},
+			{
+				// A VM under HA on pve2 that the container must keep apart from.
+				PreConfig: func() {
+					upid, err := tg.Client.CreateGuest(ctx, "pve2", pveapi.GuestTypeQemu, 900, url.Values{"name": {"apart"}})
+					if err == nil {
+						_, err = tg.Client.WaitTask(ctx, upid)
+					}
+					if err == nil {
+						err = tg.Client.Post(ctx, "/cluster/ha/resources", url.Values{"sid": {"vm:900"}}, nil)
+					}
+					if err == nil {
+						err = sim.Update(func(c *pvesim.Cluster) error {
+							c.HA.Rules["apart"] = &pvesim.HARule{ID: "apart", Type: "resource-affinity", Props: map[string]string{
+								"resources": fmt.Sprintf("ct:%d,vm:900", ct.VMID), "affinity": "negative",
+							}}
+							return nil
+						})
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					for range 4 {
+						sim.HAStep()
+					}
+				},
+				Config:      haCT(tg, "pve2"),
+				ExpectError: errorLike("HA will not move container", "to pve2: vm:900 (resource-affinity) keep it from that node"),
+			},
+			{
+				Config: haCT(tg, "pve1"),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve1")),
 				},
 			},
 		},
