@@ -38,9 +38,9 @@ func (s *Sim) haIndex(*call) (any, error) {
 	return out, nil
 }
 
-// haGroupsMigrated is have_groups_been_migrated as the resources API
+// haResourcesGroupsMigrated is have_groups_been_migrated as the resources API
 // sees it (PVE 9 only; pve-ha-manager src/PVE/HA/Config.pm).
-func (s *Sim) haGroupsMigrated(cl *Cluster) bool {
+func (s *Sim) haResourcesGroupsMigrated(cl *Cluster) bool {
 	return !s.haPVE8() && cl.HA.GroupsMigrated
 }
 
@@ -60,7 +60,7 @@ func (s *Sim) haCopyConfig(cl *Cluster, sid string) (map[string]any, error) {
 		}
 		out[k] = haWireValue(k, v)
 	}
-	if s.haGroupsMigrated(cl) {
+	if s.haResourcesGroupsMigrated(cl) {
 		delete(out, "group")
 	}
 	return out, nil
@@ -133,7 +133,7 @@ func (s *Sim) createHAResource(c *call) (any, error) {
 		return nil, errorf("types does not match")
 	}
 	props := haOptionParams(c)
-	if _, ok := props["group"]; ok && s.haGroupsMigrated(cl) {
+	if _, ok := props["group"]; ok && s.haResourcesGroupsMigrated(cl) {
 		return nil, errorf("invalid parameter 'group': ha groups have been migrated to rules")
 	}
 	if err := cl.haCheckExists(typ, name); err != nil {
@@ -163,7 +163,7 @@ func (s *Sim) updateHAResource(c *call) (any, error) {
 	}
 	props := haOptionParams(c)
 	if g := props["group"]; g != "" {
-		if s.haGroupsMigrated(cl) {
+		if s.haResourcesGroupsMigrated(cl) {
 			return nil, errorf("invalid parameter 'group': ha groups have been migrated to rules")
 		}
 		if cl.HA.Groups[g] == nil {

@@ -198,7 +198,7 @@ func (s *Sim) haLRMEntry(m *HAManagerStatus, node string, now int64) map[string]
 		switch {
 		case mode != "active":
 			st = mode + " mode"
-		case state == "wait_for_agent_lock" && haCountActive(m.Services, node) == 0:
+		case state == "wait_for_agent_lock" && s.haActiveOn(m, node) == 0:
 			st = "idle"
 		default:
 			st = state
@@ -211,6 +211,23 @@ func (s *Sim) haLRMEntry(m *HAManagerStatus, node string, now int64) map[string]
 		text = node + " (" + st + ", " + haLocaltime(lrm.Timestamp) + ")"
 	}
 	return map[string]any{"id": id, "type": "lrm", "node": node, "status": text, "timestamp": lrm.Timestamp}
+}
+
+// haActiveOn is the count of active services Status.pm status uses for
+// a node's LRM: count_active_services on PVE 9; PVE 8.4 (4.0) counts
+// every service on the node that is not stopped or frozen, by its node
+// only.
+func (s *Sim) haActiveOn(m *HAManagerStatus, node string) int {
+	if !s.haPVE8() {
+		return haCountActive(m.Services, node)
+	}
+	n := 0
+	for _, sd := range m.Services {
+		if sd.Node == node && sd.State != "stopped" && sd.State != "freeze" {
+			n++
+		}
+	}
+	return n
 }
 
 // haServiceEntry is Status.pm's $add_service.

@@ -33,6 +33,13 @@ import (
 // migrate answer only, not for node selection; the load scores are the
 // number of services on a node (the 'basic' scheduler).
 
+// For the rest of the simulator (guest endpoints): cl.haManaged(vmid)
+// tells whether a guest's start, stop and migrate go through HA;
+// cl.haSetRequestedState(sid, "started") is what 'hastart' runs,
+// cl.haRequestStop(sid, timeout) what 'hastop' runs and
+// cl.haRequestMove(sid, node, relocate) what 'hamigrate' runs; the
+// manager's next rounds carry them out (ha_resources.go).
+
 // haRoundsPerRequest bounds the rounds a clock-driven manager catches up
 // on before one request.
 const haRoundsPerRequest = 10
@@ -94,6 +101,13 @@ func (s *Sim) haRoundLocked() {
 	if m.MasterNode == "" && len(h.Resources) == 0 {
 		return
 	}
+	// Without quorum the CRM does no work and no LRM writes its status
+	// (pve-ha-manager src/PVE/HA/CRM.pm is_cluster_and_ha_healthy,
+	// src/PVE/HA/LRM.pm update_lrm_status). The quorum is the answering
+	// node's view.
+	if !cl.haQuorate() {
+		return
+	}
 	master := cl.Node(m.MasterNode)
 	if master == nil || !master.Online {
 		master = nil
@@ -135,13 +149,16 @@ func (s *Sim) haRoundLocked() {
 }
 
 // haUpdateNodes is NodeStatus.pm update: an online member is 'online';
-// one that dropped out turns 'unknown' (and is fenced later).
+// one that dropped out turns 'unknown' (and is fenced later); a node in
+// 'fence' stays there until fenced.
 func (s *Sim) haUpdateNodes(cl *Cluster) {
 	m := &cl.HA.Manager
 	for _, n := range cl.Nodes {
 		st := m.NodeStatus[n.Name]
 		if n.Online {
-			if st != "online" {
+			// A node being fenced stays 'fence' until the fencing is
+			// done, even when it is back.
+			if st != "fence" {
 				m.NodeStatus[n.Name] = "online"
 			}
 			delete(m.offlineSince, n.Name)

@@ -261,3 +261,136 @@ func TestHAManagerStartStopRequests(t *testing.T) {
 		t.Errorf("stop of an unmanaged service: %v", err)
 	}
 }
+
+// The status lines as PVE's Status.pm words them, PVE 9 and 8.4.
+func TestHAStatusTexts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		version, lrm1, lrm2 string
+		fencing             bool
+	}{
+		{"", "pve1 (active, watchdog active, Wed May 20 10:00:00 2026)", "pve2 (idle, watchdog standby, Wed May 20 10:00:00 2026)", true},
+		{"8.4", "pve1 (active, Wed May 20 10:00:00 2026)", "pve2 (idle, Wed May 20 10:00:00 2026)", false},
+	} {
+		clock := newFakeClock()
+		e := newEnv(t, Options{PVEVersion: tc.version, Now: clock.Now})
+		addGuests(t, e.sim, vm(100, "pve1", "a"))
+		e.sim.SetHARoundInterval(1 << 40)
+		var list []map[string]any
+		a := e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		if len(list) != map[bool]int{true: 2, false: 1}[tc.fencing] || list[0]["status"] != "OK" || list[0]["quorate"] != float64(1) {
+			t.Fatalf("%s before any HA resource: %v", tc.version, list)
+		}
+		e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+		e.sim.HAStep()
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		byID := map[string]map[string]any{}
+		for _, x := range list {
+			byID[x["id"].(string)] = x
+		}
+		if got := byID["master"]["status"]; got != "pve1 (active, Wed May 20 10:00:00 2026)" {
+			t.Errorf("%s master: %v", tc.version, got)
+		}
+		if got := byID["lrm:pve1"]["status"]; got != tc.lrm1 {
+			t.Errorf("%s lrm:pve1 %q, want %q", tc.version, got, tc.lrm1)
+		}
+		if got := byID["lrm:pve2"]["status"]; got != tc.lrm2 {
+			t.Errorf("%s lrm:pve2 %q, want %q", tc.version, got, tc.lrm2)
+		}
+		if f, ok := byID["fencing"]; ok != tc.fencing || ok && f["status"] != "armed (CRM watchdog active)" {
+			t.Errorf("%s fencing entry %v", tc.version, f)
+		}
+		// A minute without rounds: the timestamps are old.
+		clock.Advance(61e9)
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/current", nil)
+		a.decode(t, &list)
+		for _, x := range list {
+			if x["id"] == "master" && x["status"] != "pve1 (old timestamp - dead?, Wed May 20 10:00:00 2026)" {
+				t.Errorf("%s stale master: %v", tc.version, x["status"])
+			}
+		}
+		var ms map[string]any
+		a = e.call(t, http.MethodGet, "/cluster/ha/status/manager_status", nil)
+		a.decode(t, &ms)
+		status, _ := ms["manager_status"].(map[string]any)
+		if status["master_node"] != "pve1" || ms["lrm_status"] == nil {
+			t.Errorf("%s manager_status %v", tc.version, ms)
+		}
+	}
+}
+
+// A node back online while it is being fenced: the fencing completes and
+// the service is recovered (here back to that node, the only one its
+// strict rule allows).
+func TestHAManagerNodeBackDuringFencing(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.HA.Rules["only1"] = &HARule{ID: "only1", Type: "node-affinity",
+			Props: map[string]string{"resources": "vm:100", "nodes": "pve1", "strict": "1"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	if err := e.sim.SetNodeOffline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		e.sim.HAStep()
+	}
+	var state, node string
+	e.sim.View(func(c *Cluster) { state, node = c.HA.Manager.Services["vm:100"].State, c.HA.Manager.NodeStatus["pve1"] })
+	if state != "fence" || node != "fence" {
+		t.Fatalf("after two rounds: service %s, node %s; want fence, fence", state, node)
+	}
+	if err := e.sim.SetNodeOnline("pve1"); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	e.sim.View(func(c *Cluster) { node = c.HA.Manager.NodeStatus["pve1"] })
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" || g.Status != "running" || node != "online" {
+		t.Fatalf("guest %s %s, node pve1 %s", g.Node, g.Status, node)
+	}
+}
+
+// Without quorum the manager does nothing: a failed node's services are
+// not recovered while most nodes are gone.
+func TestHAManagerNeedsQuorum(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	for _, n := range []string{"pve1", "pve2"} {
+		if err := e.sim.SetNodeOffline(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		e.sim.HAStep()
+	}
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" {
+		t.Fatalf("recovered to %s without quorum", g.Node)
+	}
+	if s := haService(t, e, "vm:100"); s["crm_state"] != "started" {
+		t.Fatalf("without quorum: %v", s)
+	}
+	if err := e.sim.SetNodeOnline("pve2"); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	haSettle(t, e, "vm:100", "started", "started", 2)
+	if g := haGuest(t, e.sim, 100); g.Node == "pve1" {
+		t.Fatal("not recovered once quorate again")
+	}
+}

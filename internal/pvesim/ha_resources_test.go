@@ -103,8 +103,17 @@ func TestHAResourceUpdateDeleteDigest(t *testing.T) {
 		http.StatusInternalServerError, "update resources config failed: no such option 'bogus'\n")
 	wantMessage(t, e.call(t, http.MethodPut, "/cluster/ha/resources/ct:101", form("comment", "y")),
 		http.StatusInternalServerError, "update resources config failed: no such resource 'ct:101'\n")
+	// A PVE 9 cluster whose groups are not migrated yet checks the group.
+	if err := e.sim.Update(func(c *Cluster) error { c.HA.GroupsMigrated = false; return nil }); err != nil {
+		t.Fatal(err)
+	}
 	wantMessage(t, e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("group", "nope")),
 		http.StatusInternalServerError, "HA group 'nope' does not exist\n")
+	if err := e.sim.Update(func(c *Cluster) error { c.HA.GroupsMigrated = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	wantMessage(t, e.call(t, http.MethodPut, "/cluster/ha/resources/vm:100", form("group", "nope")),
+		http.StatusInternalServerError, "invalid parameter 'group': ha groups have been migrated to rules\n")
 	wantMessage(t, e.call(t, http.MethodDelete, "/cluster/ha/resources/ct:101", nil),
 		http.StatusInternalServerError, "cannot delete service 'ct:101', not HA managed!\n")
 	e.call(t, http.MethodDelete, "/cluster/ha/resources/100", nil).wantOK(t)

@@ -59,8 +59,9 @@ func (r *haResourceResource) Schema(_ context.Context, _ resource.SchemaRequest,
 			"when its node fails, fences the node and recovers the guest on another node. Where it may run is set by a " +
 			"`pve_ha_rule` (PVE 9) or the resource's `group` (PVE 8). " +
 			"Creating the resource only writes HA's configuration; the HA manager then acts on it within seconds " +
-			"(read the outcome with the `pve_ha_status` data source). A guest under HA can move to another node on its own; " +
-			"destroying it with the provider removes it from HA first (PVE's `purge`)." +
+			"(read the outcome with the `pve_ha_status` data source). While a guest is under HA, HA decides whether it runs and on " +
+			"which node: set the wanted power state here with `state`, and expect the guest to move to another node on its own. " +
+			"Deleting the resource also takes its sid out of the rules that name it (PVE 9's default)." +
 			"\n\n**Changes that replace the resource:** `vmid`, `type`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
