@@ -2,7 +2,8 @@ package pveapi
 
 import (
 	"context"
-	"strconv"
+
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // What a guest does under HA: PVE turns a migration, start or stop of an
@@ -34,21 +35,12 @@ func IsHARequestTask(upid string) bool {
 }
 
 // GuestHASID is the HA service id of a guest: "vm:100" for a VM,
-// "ct:101" for a container (pve-ha-manager src/PVE/HA/Config.pm
-// parse_sid).
+// "ct:101" for a container.
 func GuestHASID(guestType string, vmid int) string {
 	if guestType == GuestTypeLXC {
-		return "ct:" + strconv.Itoa(vmid)
+		return wire.HASID(wire.HATypeCT, vmid)
 	}
-	return "vm:" + strconv.Itoa(vmid)
-}
-
-// HAManaged tells whether a /cluster/resources hastate names an HA-managed
-// guest: one in HA's resources whose state is not "ignored" (an ignored
-// resource behaves as if HA did not manage it: pve-ha-manager
-// src/PVE/HA/Config.pm service_check_ha_state).
-func HAManaged(hastate string) bool {
-	return hastate != "" && hastate != "ignored"
+	return wire.HASID(wire.HATypeVM, vmid)
 }
 
 // HASettled tells whether the HA manager's state of a service is one it

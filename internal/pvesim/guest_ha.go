@@ -86,17 +86,7 @@ func (s *Sim) haStartTask(c *call, typ GuestType, vmid int) string {
 	return s.haRequestTask(c, vmid, "hastart",
 		"Requesting HA start for "+haGuestWord(typ)+" "+itoa(vmid),
 		"ha-manager set "+sid+" --state started",
-		func(cl *Cluster) error {
-			r := cl.HA.Resources[sid]
-			if r == nil {
-				return errorf("no such resource '%s'", sid)
-			}
-			if err := cl.haCheckServiceState(sid, "started"); err != nil {
-				return err
-			}
-			r.Props["state"] = "started"
-			return nil
-		})
+		func(cl *Cluster) error { return cl.haSetRequestedState(sid, "started") })
 }
 
 // haStopTask is the 'hastop' worker of vm_stop (timeout 0: a hard stop)
@@ -111,16 +101,7 @@ func (s *Sim) haStopTask(c *call, typ GuestType, vmid, timeout int) string {
 	return s.haRequestTask(c, vmid, "hastop",
 		"Requesting HA stop for "+haGuestWord(typ)+" "+itoa(vmid),
 		"ha-manager crm-command stop "+sid+" "+strconv.Itoa(timeout),
-		func(cl *Cluster) error {
-			if !cl.haManaged(vmid) {
-				return errorf("resource '%s' is not HA managed", sid)
-			}
-			if err := cl.haCheckServiceState(sid, ""); err != nil {
-				return err
-			}
-			cl.HA.Commands = append(cl.HA.Commands, "stop "+sid+" "+strconv.Itoa(timeout))
-			return nil
-		})
+		func(cl *Cluster) error { return cl.haRequestStop(sid, timeout) })
 }
 
 // haStopRequest answers a stop or shutdown of an HA-managed guest; handled

@@ -130,10 +130,22 @@ func settleHANode(ctx context.Context, from PrivateGetter, to PrivateSetter, dia
 // a VM online and a container by relocation: it shuts a running container
 // down, moves it and starts it again (pve-ha-manager
 // src/PVE/HA/Resources/PVECT.pm migrate), as a direct migration would.
-func (a API) migrateHA(ctx context.Context, node string, vmid int, target string, diags *diag.Diagnostics) bool {
+//
+// HA's request needs Sys.Console on /. Without it, the guest's own migrate
+// endpoint (VM.Migrate) makes the same request on the caller's behalf: its
+// 'hamigrate' task runs `ha-manager migrate` (qemu-server
+// src/PVE/API2/Qemu.pm, pve-container src/PVE/API2/LXC.pm migrate_vm).
+func (a API) migrateHA(ctx context.Context, node string, vmid int, target string, running bool, diags *diag.Diagnostics) bool {
 	summary := "Unable To Migrate " + a.Kind.Title
 	sid := pveapi.GuestHASID(a.Kind.Type, vmid)
 	motion, err := a.Client.RequestHAMove(ctx, sid, target, false)
+	if _, _, denied := pveapi.IsPermission(err); denied {
+		upid, ok := a.Kind.migrate(a, ctx, node, vmid, target, running, summary, diags)
+		if !ok || !fwutil.SettleTask(ctx, a.Client, upid, fmt.Sprintf("requesting HA's migration of %s %d to %s", a.Kind.Noun, vmid, target), summary, diags) {
+			return false
+		}
+		return a.awaitHAPlacement(ctx, node, vmid, target, summary, diags)
+	}
 	if err != nil {
 		fwutil.AddAttributeAPIError(diags, path.Root("node"), summary, err)
 		return false
@@ -274,7 +286,7 @@ func HASection(kind Kind) string {
 	return fmt.Sprintf("\n\n**High availability:** when HA manages the %[1]s (a `pve_ha_resource` names it) and moves it to another node, "+
 		"after a node failure or by its placement rules, the provider follows it: requests go to the node it is on, state keeps `node` as declared, "+
 		"the plan is empty (no migration back) and a refresh warns once per move. Setting `node` to where HA put it sends nothing; "+
-		"setting another node asks HA to move the %[1]s there (PVE's HA migrate request; the token needs `Sys.Console` on `/`) "+
+		"setting another node asks HA to move the %[1]s there (HA's migrate request; without `Sys.Console` on `/`, the %[1]s's own migrate endpoint, which PVE turns into that request) "+
 		"and waits, within the update timeout, until HA has it on that node (%[2]s). "+
 		"HA's resource `state` governs power: PVE turns a start or stop of an HA-managed %[1]s into a request to HA that also sets the HA resource's state, "+
 		"so keep `started` in agreement with the `pve_ha_resource` (the plan warns when it changes `started` of an HA-managed %[1]s). "+

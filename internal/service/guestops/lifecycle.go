@@ -184,10 +184,10 @@ func (a API) Migrate(ctx context.Context, node string, vmid int, target string, 
 		fwutil.AddAPIError(diags, "Unable To Read "+a.Kind.Title+" Status", err)
 		return false
 	}
-	if status.HA.Managed {
-		return a.migrateHA(ctx, node, vmid, target, diags)
-	}
 	running := status.Status == pveapi.PowerRunning
+	if status.HA.Managed {
+		return a.migrateHA(ctx, node, vmid, target, running, diags)
+	}
 	upid, ok := a.Kind.migrate(a, ctx, node, vmid, target, running, summary, diags)
 	if !ok {
 		return false

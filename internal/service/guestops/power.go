@@ -63,9 +63,10 @@ func (a API) PowerAction(ctx context.Context, node string, vmid int, action stri
 	// changed state. A guest HA let go of meanwhile is acted on directly.
 	waitCtx := ctx
 	if action == ActionShutdown {
-		// HA stops the guest itself once the shutdown timeout has passed
-		// (pve-ha-manager src/PVE/HA/Resources/PVEVM.pm shutdown:
-		// forceStop); past that, the caller's stop follows.
+		// HA shuts the guest down with this timeout (a VM is then
+		// stopped: pve-ha-manager src/PVE/HA/Resources/PVEVM.pm
+		// shutdown, forceStop; a container is not, PVECT.pm); past it,
+		// the caller's stop follows, a hard stop through HA.
 		seconds, _ := strconv.Atoi(params.Get("timeout"))
 		var cancel context.CancelFunc
 		waitCtx, cancel = context.WithTimeout(ctx, time.Duration(seconds)*time.Second+haStopSlack)

@@ -2,9 +2,13 @@ package qemu_test
 
 import (
 	"context"
+	"errors"
+	"net/http"
 	"net/url"
 	"testing"
+	"time"
 
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
@@ -67,4 +71,61 @@ func TestVMMovedByHAWarnsOnceAndPlansNothing(t *testing.T) {
 		p.WithAttribute(t, "pve_vm", config, "started", tftypes.NewValue(tftypes.Bool, false)), second.Private)
 	acctest.WantAll(t, "the power warning", acctest.Warning(stop.Diagnostics, "VM Power Is Governed By HA"),
 		"VM 100 is HA-managed", "sets the HA resource's state to stopped", "pve_ha_resource")
+}
+
+// A destroy whose stop PVE passed to HA, while the VM's HA resource is
+// removed before HA carried it out (its pve_ha_resource destroyed in
+// parallel): the provider sees HA let go and stops the VM itself.
+func TestVMDestroyStopsItWhenHALetsGo(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	protocolVM(t, p)
+	ctx := context.Background()
+	state := p.Import(t, "pve_vm", "100")
+	if err := p.Client.Post(ctx, "/cluster/ha/resources", url.Values{"sid": {"vm:100"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 4 {
+		p.Sim.HAStep()
+	}
+	read := p.ReadResponse(t, "pve_vm", state, nil)
+	// From now on HA acts only when told to: the stop request waits.
+	p.Sim.SetHARoundInterval(1 << 40)
+	removed := make(chan error, 1)
+	go func() {
+		// Once PVE has passed the shutdown to HA.
+		for deadline := time.Now().Add(30 * time.Second); shutdowns(p) == 0; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				removed <- errors.New("no shutdown request within 30s")
+				return
+			}
+		}
+		removed <- p.Client.Delete(ctx, "/cluster/ha/resources/vm:100", nil, nil)
+	}()
+	null := p.NullState(t, "pve_vm")
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: "pve_vm", PriorState: read.NewState, PlannedState: null, Config: null, PlannedPrivate: read.Private,
+	})
+	if err != nil || len(resp.Diagnostics) != 0 {
+		t.Fatalf("destroy: %v %v", err, resp.Diagnostics)
+	}
+	if err := <-removed; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := p.Sim.Guest(100); ok {
+		t.Fatal("VM 100 still exists")
+	}
+	if stops := shutdowns(p); stops != 2 {
+		t.Errorf("%d shutdown requests, want 2: one PVE passed to HA, one after HA let go", stops)
+	}
+}
+
+func shutdowns(p *acctest.Protocol) int {
+	n := 0
+	for _, r := range p.Sim.Requests() {
+		if r.Method == http.MethodPost && r.Path == "/nodes/pve1/qemu/100/status/shutdown" {
+			n++
+		}
+	}
+	return n
 }

@@ -21,13 +21,28 @@ import (
 
 // haVM is a running VM on node with its disk on shared storage, as an HA
 // guest has: HA recovers it on another node.
-func haVM(node string) string {
+func haVM(node string, extra ...string) string {
 	return fmt.Sprintf(`
   node = %q
   name = "tfacc-ha"
   disks   = { scsi0 = { storage = "shared-nfs", size = 2 } }
   network = { net0 = { bridge = "vmbr0" } }
-`, node)
+%s
+`, node, strings.Join(extra, "\n"))
+}
+
+// haRequestedState checks the state the VM's HA resource requests.
+func haRequestedState(tg *acctest.Target, vm *vmRef, want string) statecheck.StateCheck {
+	return vm.Check(func() error {
+		var res map[string]any
+		if err := tg.Client.Get(context.Background(), fmt.Sprintf("/cluster/ha/resources/vm:%d", vm.VMID), nil, &res); err != nil {
+			return err
+		}
+		if res["state"] != want {
+			return fmt.Errorf("HA resource state %v, want %s", res["state"], want)
+		}
+		return nil
+	})
 }
 
 // putUnderHA adds the VM to HA's resources, started, and lets HA settle.
@@ -85,8 +100,9 @@ func migrateRequests(sim *pvesim.Sim, vmid int) (viaHA, direct int) {
 // A VM under HA that HA recovered on another node after its node failed:
 // the next plan is empty (state keeps the declared node, requests follow
 // the VM). Declaring the node HA chose sends nothing; declaring another
-// migrates through HA's own request, never a direct migration. The
-// destroy at the end stops the VM through HA and purges its HA resource.
+// migrates through HA's own request, never a direct migration. A stop and
+// a start go through HA and are waited for. The destroy at the end stops
+// the VM through HA and purges its HA resource.
 func TestAccVM_haMovedGuestPlansNothingAndMigratesThroughHA(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -170,6 +186,29 @@ func TestAccVM_haMovedGuestPlansNothingAndMigratesThroughHA(t *testing.T) {
 						}
 						return nil
 					}),
+				},
+			},
+			{
+				// Power of an HA guest: PVE passes the stop to HA, which
+				// also sets the HA resource's state; the update waits
+				// until the VM is down.
+				Config: vmConfig(tg, haVM("pve3", "  started = false")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("stopped")),
+					haRequestedState(tg, vm, "stopped"),
+				},
+			},
+			{
+				Config: vmConfig(tg, haVM("pve3")),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(vmAddr, tfjsonpath.New("status"), knownvalue.StringExact("running")),
+					haRequestedState(tg, vm, "started"),
 				},
 			},
 		},
