@@ -253,11 +253,15 @@ func (s *Sim) haReadCommands(cl *Cluster) {
 			if !m.haOnline(f[2]) || sd.Node == f[2] {
 				continue
 			}
-			sd.cmd = []string{f[0], f[2]}
 			if s.haPVE8() {
+				sd.cmd = []string{f[0], f[2]}
 				continue
 			}
-			together, _ := cl.haResourceAffinity(f[1])
+			together, separate := cl.haResourceAffinity(f[1])
+			if haMotionBlocked(m, separate, f[2]) {
+				continue
+			}
+			sd.cmd = []string{f[0], f[2]}
 			for _, other := range together {
 				if od := m.Services[other]; od != nil && od.Node != f[2] {
 					od.cmd = []string{f[0], f[2]}
@@ -267,6 +271,27 @@ func (s *Sim) haReadCommands(cl *Cluster) {
 			sd.cmd = []string{"stop", f[2]}
 		}
 	}
+}
+
+// haMotionBlocked tells whether a service in negative resource affinity
+// with the one to move is on the target or on its way there: the manager
+// then logs an error and drops the command (pve-ha-manager
+// src/PVE/HA/Manager.pm queue_resource_motion, PVE 9).
+func haMotionBlocked(m *HAManagerStatus, separate []string, target string) bool {
+	for _, other := range separate {
+		od := m.Services[other]
+		if od == nil || od.State == "ignored" {
+			continue
+		}
+		if od.Node != "" && od.Node != target {
+			continue
+		}
+		if od.Target != "" && od.Target != target {
+			continue
+		}
+		return true
+	}
+	return false
 }
 
 // haChange is change_service_state: a new state (and node, target),

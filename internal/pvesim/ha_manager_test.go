@@ -394,3 +394,39 @@ func TestHAManagerNeedsQuorum(t *testing.T) {
 		t.Fatal("not recovered once quorate again")
 	}
 }
+
+// A migration to the node of a service in negative resource affinity is
+// answered with the blocking resource, and the manager drops it: the
+// guest stays (pve-ha-manager src/PVE/HA/Manager.pm queue_resource_motion).
+func TestHAManagerDropsMigrationBlockedByNegativeAffinity(t *testing.T) {
+	t.Parallel()
+	e := haEnv(t, "")
+	e.sim.SetHARoundInterval(1 << 40)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "vm:100")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/ha/resources", form("sid", "ct:101")).wantOK(t)
+	haSettle(t, e, "vm:100", "started", "started", 3)
+	haSettle(t, e, "ct:101", "started", "started", 3)
+	e.call(t, http.MethodPost, "/cluster/ha/resources/ct:101/relocate", form("node", "pve2")).wantOK(t)
+	haSettle(t, e, "ct:101", "started", "started", 4)
+	if g := haGuest(t, e.sim, 101); g.Node != "pve2" {
+		t.Fatalf("container on %s, want pve2", g.Node)
+	}
+	e.call(t, http.MethodPost, "/cluster/ha/rules", form("rule", "apart", "type", "resource-affinity",
+		"resources", "vm:100,ct:101", "affinity", "negative")).wantOK(t)
+	a := e.call(t, http.MethodPost, "/cluster/ha/resources/vm:100/migrate", form("node", "pve2"))
+	a.wantOK(t)
+	var answer map[string]any
+	a.decode(t, &answer)
+	if blocking, _ := answer["blocking-resources"].([]any); len(blocking) != 1 {
+		t.Fatalf("migrate answer %v, want ct:101 blocking", answer)
+	}
+	for range 4 {
+		e.sim.HAStep()
+	}
+	if s := haService(t, e, "vm:100"); s["crm_state"] != "started" || s["node"] != "pve1" {
+		t.Fatalf("the blocked migration was carried out: %v", s)
+	}
+	if g := haGuest(t, e.sim, 100); g.Node != "pve1" {
+		t.Fatalf("VM on %s, want pve1", g.Node)
+	}
+}

@@ -200,6 +200,17 @@ func TestAccContainer_haNodeChangeBlockedByResourceAffinity(t *testing.T) {
 				ExpectError: errorLike("HA will not move container", "to pve2: vm:900 (resource-affinity) keep it from that node"),
 			},
 			{
+				// HA's manager drops the request too: the container stays.
+				PreConfig: func() {
+					for range 4 {
+						sim.HAStep()
+					}
+					sim.View(func(c *pvesim.Cluster) {
+						if g := c.Guests[ct.VMID]; g == nil || g.Node != "pve1" {
+							t.Fatalf("container %d should have stayed on pve1: %+v", ct.VMID, g)
+						}
+					})
+				},
 				Config: haCT(tg, "pve1"),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ctAddr, tfjsonpath.New("node"), knownvalue.StringExact("pve1")),
