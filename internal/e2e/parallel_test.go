@@ -69,7 +69,10 @@ func TestParallel_ticketRenewedAcrossLongApplyW2(t *testing.T) {
 	t.Parallel()
 	const lifetime = 2 * time.Second
 	e := newEnv(t, envOptions{
-		sim:          pvesim.Options{Seed: seedFromEnv(t, 3), TicketLifetime: lifetime, TaskDuration: 600 * time.Millisecond},
+		// Eight guests two at a time are four rounds of create tasks at
+		// least: with 1.2 s tasks the apply outlives two tickets however
+		// fast the machine is.
+		sim:          pvesim.Options{Seed: seedFromEnv(t, 3), TicketLifetime: lifetime, TaskDuration: 1200 * time.Millisecond},
 		passwordAuth: true,
 	})
 	e.write(e.dir, fleet("r", 8, 0, 0))
