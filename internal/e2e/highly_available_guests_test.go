@@ -2,6 +2,8 @@ package e2e_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,6 +20,28 @@ func haGuideConfig(t *testing.T) string {
 		parts = append(parts, exampleFile(t, "highly-available-guests", name))
 	}
 	return strings.Join(parts, "\n")
+}
+
+// haGuideEdit is the lines of local.vms the guide tells the reader to
+// write to move web1 and keep web2 where HA put it.
+func haGuideEdit(t *testing.T) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "highly-available-guests.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), "by editing `local.vms`:\n\n```terraform\n")
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatal("the guide no longer shows the edit of local.vms")
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSpace(block), "\n") {
+		lines = append(lines, strings.TrimSpace(line))
+	}
+	return lines
 }
 
 // haGuests maps the guide's VM names to their VMID and node.
@@ -123,12 +147,19 @@ func TestHighlyAvailableGuestsGuide(t *testing.T) {
 	}
 	edited := replaceInConfig(t, config, `web1 = { node = "pve2",`, `web1 = { node = "pve3",`)
 	edited = replaceInConfig(t, edited, `web2 = { node = "pve3",`, `web2 = { node = "pve1",`)
+	for _, line := range haGuideEdit(t) {
+		if !strings.Contains(edited, line) {
+			t.Fatalf("the guide's edit %q is not the one the test makes", line)
+		}
+	}
 	e.write(e.dir, edited)
 	mark := len(e.sim.Requests())
 	e.mustApply(e.dir, 4)
-	var haMigrations, directMigrations []string
+	var haMigrations, directMigrations, web2Writes []string
 	for _, rec := range e.sim.Requests()[mark:] {
 		switch {
+		case rec.Method != "GET" && (strings.Contains(rec.Path, fmt.Sprintf("/qemu/%d", web2)) || strings.Contains(rec.Path, web2SID)):
+			web2Writes = append(web2Writes, rec.Method+" "+rec.Path)
 		case rec.Method == "POST" && strings.HasPrefix(rec.Path, "/cluster/ha/resources/") && strings.HasSuffix(rec.Path, "/migrate"):
 			haMigrations = append(haMigrations, rec.Path)
 		case rec.Method == "POST" && strings.HasPrefix(rec.Path, "/nodes/") && strings.HasSuffix(rec.Path, "/migrate"):
@@ -137,6 +168,9 @@ func TestHighlyAvailableGuestsGuide(t *testing.T) {
 	}
 	if want := fmt.Sprintf("/cluster/ha/resources/vm:%d/migrate", web1); len(haMigrations) != 1 || haMigrations[0] != want {
 		t.Errorf("HA migrate requests %v, want one: %s", haMigrations, want)
+	}
+	if len(web2Writes) != 0 {
+		t.Errorf("setting web2's node to where HA put it sent %v, want nothing", web2Writes)
 	}
 	if len(directMigrations) != 0 {
 		t.Errorf("direct migrations of HA-managed VMs: %v", directMigrations)
