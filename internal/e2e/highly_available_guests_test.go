@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -74,8 +76,10 @@ func haServiceState(e *env, sid string) (state, node string) {
 // another node and the next plan is empty, with the warning the guide
 // shows. The reader then edits `node` as the guide says: accepting HA's
 // placement sends nothing, moving a VM goes through HA's migrate request.
-// Destroying everything leaves no HA resource, rule, replication job or
-// backup job behind.
+// Retiring the database (its line and its rule) destroys it with its HA
+// resource, rule and replication jobs and takes it out of the backup job
+// in one apply; destroying everything leaves no HA resource, rule,
+// replication job or backup job behind.
 func TestHighlyAvailableGuestsGuide(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{sim: pvesim.Options{ZFSStorage: true, ReplicationInterval: 200 * time.Millisecond}})
@@ -180,6 +184,30 @@ func TestHighlyAvailableGuestsGuide(t *testing.T) {
 		t.Errorf("web1 on %s, web2 on %s; want pve3 and pve1", guests["web1"].Node, guests["web2"].Node)
 	}
 	e.mustPlanEmpty(e.dir)
+
+	// The database retires, as the guide says: its line in local.vms and
+	// its rule go; one apply destroys the VM, its HA resource, rule and
+	// replication jobs, and takes it out of the backup job.
+	db := guests["db"].VMID
+	retired := replaceInConfig(t, edited, "    db   = { node = \"pve1\", replicas = [\"pve2\", \"pve3\"] }\n", "")
+	start := strings.Index(retired, "# The database prefers pve1")
+	end := strings.Index(retired, "# The two web servers never share a node.")
+	if start < 0 || end < start {
+		t.Fatal("the guide's rule for the database moved; update the test")
+	}
+	retired = retired[:start] + retired[end:]
+	e.write(e.dir, retired)
+	e.mustApply(e.dir, 4)
+	e.mustPlanEmpty(e.dir)
+	e.sim.View(func(c *pvesim.Cluster) {
+		if c.Guests[db] != nil || len(c.HA.Resources) != 2 || len(c.HA.Rules) != 1 || len(c.Replication.Jobs) != 4 {
+			t.Errorf("after retiring the database: guest %v, %d HA resources, %d rules, %d replication jobs; want no guest, 2, 1, 4",
+				c.Guests[db] != nil, len(c.HA.Resources), len(c.HA.Rules), len(c.Replication.Jobs))
+		}
+		if job := c.BackupJobs.Jobs["nightly"]; job == nil || len(strings.Split(job.Props["vmid"], ",")) != 2 || slices.Contains(strings.Split(job.Props["vmid"], ","), strconv.Itoa(db)) {
+			t.Errorf("the backup job after retiring the database: %+v", job)
+		}
+	})
 
 	if r := e.run(e.dir, "destroy", "-auto-approve", "-input=false", "-no-color", "-parallelism=4"); r.exitCode != 0 {
 		t.Fatalf("destroy failed (exit %d):\n%s", r.exitCode, r.output)
