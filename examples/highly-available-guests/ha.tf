@@ -34,9 +34,9 @@ resource "pve_ha_rule" "web_apart" {
   comment   = "one web server per node"
 }
 
-# HA resources that are not running where HA wants them. Terraform reads
-# data sources when it plans: the output shows the cluster as the last
-# apply found it, and an empty list while HA is healthy.
+# HA resources that are not running. Terraform reads data sources when it
+# plans: the output shows the cluster as it was when the last apply was
+# planned. An empty list while HA is healthy.
 data "pve_ha_status" "current" {}
 
 output "ha_resources_not_started" {
