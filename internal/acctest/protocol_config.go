@@ -127,3 +127,25 @@ func (p *Protocol) ImportDiagnostics(tb testing.TB, typeName, id string) []*tfpr
 	}
 	return resp.Diagnostics
 }
+
+// ApplyCreate plans the creation of typeName configured with attrs and
+// applies the plan, as `terraform apply` does for a new resource, and
+// returns the apply's diagnostics. The plan must succeed.
+func (p *Protocol) ApplyCreate(tb testing.TB, typeName string, attrs map[string]any) []*tfprotov6.Diagnostic {
+	tb.Helper()
+	ctx := context.Background()
+	config := p.Config(tb, typeName, attrs)
+	null := p.NullState(tb, typeName)
+	p.Validate(tb, typeName, config)
+	plan := p.PlanResponse(tb, typeName, null, config)
+	if hasErrors(plan.Diagnostics) {
+		tb.Fatalf("plan %s: %v", typeName, plan.Diagnostics)
+	}
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: typeName, PriorState: null, PlannedState: plan.PlannedState, Config: config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil {
+		tb.Fatalf("apply %s: %v", typeName, err)
+	}
+	return resp.Diagnostics
+}

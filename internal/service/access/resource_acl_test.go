@@ -231,27 +231,36 @@ func TestACLPathPerRelease(t *testing.T) {
 
 // PUT /access/acl accepts an entry that exists; the provider looks first
 // and refuses to take it over.
-func TestAccACL_existingEntryIsNotTakenOver(t *testing.T) {
+func TestACLExistingEntryIsNotTakenOver(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
 	group := acctest.Name("tfacc")
-	createGroup(t, tg, group)
-	if err := tg.Client.UpdateACL(context.Background(), pveapi.ACLChange{Path: "/vms", Roles: []string{"PVEAuditor"}, Groups: []string{group}}); err != nil {
+	if err := p.Client.CreateGroup(ctx, group, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Client.UpdateACL(ctx, pveapi.ACLChange{Path: "/vms", Roles: []string{"PVEAuditor"}, Groups: []string{group}}); err != nil {
 		t.Fatal(err)
 	}
 
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{
-			{
-				Config: aclConfig(tg, "/vms", "PVEAuditor", fmt.Sprintf("group = %q", group), "  propagate = false\n"),
-				ExpectError: wrapped(fmt.Sprintf(`PVE already has the ACL entry role PVEAuditor for group %s on /vms, and Terraform does not take over an entry it did not create. Import it (terraform import or an import block with id "/vms|group|%s|PVEAuditor")`,
-					group, group)),
-			},
-		},
-	})
-	e, found, err := findACL(tg, "/vms", "group", group, "PVEAuditor")
-	if err != nil || !found || !bool(e.Propagate) {
-		t.Errorf("the entry was changed: %+v found=%t err=%v", e, found, err)
+	diags := p.ApplyCreate(t, "pve_acl", map[string]any{"path": "/vms", "role": "PVEAuditor", "group": group, "propagate": false})
+	acctest.WantError(t, diags, "", wrapped(fmt.Sprintf(`PVE already has the ACL entry role PVEAuditor for group %s on /vms, and Terraform does not take over an entry it did not create. Import it (terraform import or an import block with id "/vms|group|%s|PVEAuditor")`,
+		group, group)))
+	entries, err := p.Client.ACL(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range entries {
+		if e.Path == "/vms" && e.Type == "group" && e.UGID == group && e.RoleID == "PVEAuditor" {
+			found = true
+			if !bool(e.Propagate) {
+				t.Errorf("the entry was changed: %+v", e)
+			}
+		}
+	}
+	if !found {
+		t.Error("the entry is gone")
 	}
 }
 

@@ -164,16 +164,12 @@ func TestAccAPIToken_existingIsImported(t *testing.T) {
 }
 
 // A token of a user that does not exist fails at apply, naming userid.
-func TestAccAPIToken_missingUser(t *testing.T) {
+func TestAPITokenMissingUser(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
-	conf := tokenConf{userid: acctest.Name("nobody") + "@pve", name: "ci"}
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config:      tg.Config(conf.hcl()),
-			ExpectError: regexp.MustCompile(`(?s)User Does Not Exist.*` + regexp.QuoteMeta(conf.userid) + `.*Create\s+the\s+user\s+first`),
-		}},
-	})
+	p := acctest.NewProtocol(t)
+	userid := acctest.Name("nobody") + "@pve"
+	diags := p.ApplyCreate(t, "pve_api_token", map[string]any{"userid": userid, "token_name": "ci"})
+	acctest.WantError(t, diags, "", regexp.MustCompile(`(?s)User Does Not Exist.*`+regexp.QuoteMeta(userid)+`.*Create\s+the\s+user\s+first`))
 }
 
 // Deleted outside Terraform, with its user or alone: the next plan

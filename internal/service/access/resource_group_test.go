@@ -180,22 +180,19 @@ resource "pve_user" "alice" {
 	_ = tg.Client.DeleteUser(ctx, bob)
 }
 
-func TestAccGroup_existingIsNotTakenOver(t *testing.T) {
+// A group that exists is not taken over: the create fails and leaves it
+// as it was.
+func TestGroupExistingIsNotTakenOver(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
 	groupid := acctest.Name("tfacc")
 	ctx := context.Background()
-	if err := tg.Client.CreateGroup(ctx, groupid, "theirs"); err != nil {
+	if err := p.Client.CreateGroup(ctx, groupid, "theirs"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tg.Client.DeleteGroup(ctx, groupid) })
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config:      groupConfig(tg, groupid, "ours"),
-			ExpectError: regexp.MustCompile(`(?s)Group Already Exists.*Import it instead`),
-		}},
-	})
-	if g, err := tg.Client.GetGroup(ctx, groupid); err != nil || g.Comment != "theirs" {
+	diags := p.ApplyCreate(t, "pve_group", map[string]any{"groupid": groupid, "comment": "ours"})
+	acctest.WantError(t, diags, "", regexp.MustCompile(`(?s)Group Already Exists.*Import it instead`))
+	if g, err := p.Client.GetGroup(ctx, groupid); err != nil || g.Comment != "theirs" {
 		t.Errorf("the existing group changed: %+v, %v", g, err)
 	}
 }

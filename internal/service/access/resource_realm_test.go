@@ -176,25 +176,17 @@ func TestAccRealm_ldapLifecycle(t *testing.T) {
 }
 
 // A realm that exists is not taken over: the error says to import it.
-func TestAccRealm_existingIsNotTakenOver(t *testing.T) {
+func TestRealmExistingIsNotTakenOver(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
 	name := acctest.Name("tfacc")
-	err := tg.Client.CreateRealm(context.Background(), pveapi.RealmCreate{Realm: name, Type: "openid",
+	err := p.Client.CreateRealm(context.Background(), pveapi.RealmCreate{Realm: name, Type: "openid",
 		Options: map[string]string{"issuer-url": "https://id.example.com", "client-id": "pve"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tg.Client.DeleteRealm(context.Background(), name) })
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config: realmConfig(tg, fmt.Sprintf(`  realm = %q
-  type = "openid"
-  issuer_url = "https://id.example.com"
-  client_id = "pve"`, name)),
-			ExpectError: regexp.MustCompile(`(?s)Realm Already Exists.*import it`),
-		}},
-	})
+	diags := p.ApplyCreate(t, "pve_realm", map[string]any{"realm": name, "type": "openid", "issuer_url": "https://id.example.com", "client_id": "pve"})
+	acctest.WantError(t, diags, "", regexp.MustCompile(`(?s)Realm Already Exists.*import it`))
 }
 
 // Attributes of another type, missing required ones and a built-in name

@@ -235,22 +235,19 @@ func TestAccUser_generatedImport(t *testing.T) {
 
 // Creating a user that exists is refused with the way to import it; the
 // existing user is left as it was.
-func TestAccUser_existingIsNotTakenOver(t *testing.T) {
+// A user that exists is not taken over: the create fails and leaves it as
+// it was.
+func TestUserExistingIsNotTakenOver(t *testing.T) {
 	t.Parallel()
-	tg := acctest.New(t)
+	p := acctest.NewProtocol(t)
 	userid := acctest.Name("tfacc") + "@pve"
 	ctx := context.Background()
-	if err := tg.Client.CreateUser(ctx, pveapi.UserCreate{UserID: userid, Comment: "theirs"}); err != nil {
+	if err := p.Client.CreateUser(ctx, pveapi.UserCreate{UserID: userid, Comment: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = tg.Client.DeleteUser(ctx, userid) })
-	tg.Run(t, resource.TestCase{
-		Steps: []resource.TestStep{{
-			Config:      tg.Config(fmt.Sprintf("resource \"pve_user\" \"test\" {\n  userid  = %q\n  comment = \"ours\"\n}\n", userid)),
-			ExpectError: regexp.MustCompile(`(?s)User Already Exists.*Import it instead`),
-		}},
-	})
-	if u, err := tg.Client.GetUser(ctx, userid); err != nil || u.Comment != "theirs" {
+	diags := p.ApplyCreate(t, "pve_user", map[string]any{"userid": userid, "comment": "ours"})
+	acctest.WantError(t, diags, "", regexp.MustCompile(`(?s)User Already Exists.*Import it instead`))
+	if u, err := p.Client.GetUser(ctx, userid); err != nil || u.Comment != "theirs" {
 		t.Errorf("the existing user changed: %+v, %v", u, err)
 	}
 }

@@ -180,33 +180,8 @@ func TestAccFirewallAlias_hostLengthNormalised(t *testing.T) {
 	})
 }
 
-func TestAccFirewallAlias_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	name := acctest.Name("tfacc")
-
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkAliasGone(tg, clusterFW, name),
-		Steps: []resource.TestStep{
-			{Config: aliasConfig(tg, name, "192.0.2.1", "")},
-			{
-				// Deleted outside Terraform: the refresh drops it and the
-				// plan creates it again.
-				PreConfig: func() {
-					if err := tg.Client.DeleteFirewallAlias(context.Background(), clusterFW, name, ""); err != nil {
-						t.Fatalf("delete alias outside Terraform: %v", err)
-					}
-				},
-				Config:            aliasConfig(tg, name, "192.0.2.1", ""),
-				ConfigPlanChecks:  expectActionOn(aliasAddr, plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.1", "")},
-			},
-		},
-	})
-}
-
 // A change made outside Terraform shows in the plan and the apply undoes
-// it.
+// it; an alias deleted outside Terraform is created again.
 func TestAccFirewallAlias_outsideChange(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -227,6 +202,18 @@ func TestAccFirewallAlias_outsideChange(t *testing.T) {
 					plancheck.ExpectResourceAction(aliasAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(aliasAddr, tfjsonpath.New("cidr"), knownvalue.StringExact("192.0.2.1")),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.1", "kept")},
+			},
+			{
+				// Deleted outside Terraform: the refresh drops it and the
+				// plan creates it again.
+				PreConfig: func() {
+					if err := tg.Client.DeleteFirewallAlias(context.Background(), clusterFW, name, ""); err != nil {
+						t.Fatalf("delete alias outside Terraform: %v", err)
+					}
+				},
+				Config:            aliasConfig(tg, name, "192.0.2.1", "  comment = \"kept\"\n"),
+				ConfigPlanChecks:  expectActionOn(aliasAddr, plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEAlias(tg, clusterFW, name, "192.0.2.1", "kept")},
 			},
 		},

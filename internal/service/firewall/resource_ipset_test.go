@@ -236,32 +236,9 @@ func TestAccFirewallIPSet_addressesNormalised(t *testing.T) {
 	})
 }
 
-func TestAccFirewallIPSet_disappears(t *testing.T) {
-	t.Parallel()
-	tg := acctest.New(t)
-	name := acctest.Name("tfacc")
-	config := ipsetConfig(tg, name, "  entries = { \"192.0.2.1\" = {} }\n")
-
-	tg.Run(t, resource.TestCase{
-		CheckDestroy: checkIPSetGone(tg, clusterFW, name),
-		Steps: []resource.TestStep{
-			{Config: config},
-			{
-				PreConfig: func() {
-					if err := tg.Client.DeleteIPSet(context.Background(), clusterFW, name, true); err != nil {
-						t.Fatalf("delete IP set outside Terraform: %v", err)
-					}
-				},
-				Config:            config,
-				ConfigPlanChecks:  expectIPSetAction(plancheck.ResourceActionCreate),
-				ConfigStateChecks: []statecheck.StateCheck{checkPVEEntries(tg, clusterFW, name, "192.0.2.1")},
-			},
-		},
-	})
-}
-
 // Entries added and changed outside Terraform show in the plan, and the
-// apply puts the set back as configured.
+// apply puts the set back as configured; a set deleted outside Terraform
+// is created again.
 func TestAccFirewallIPSet_outsideChanges(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
@@ -286,6 +263,16 @@ func TestAccFirewallIPSet_outsideChanges(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(ipsetAddr, plancheck.ResourceActionUpdate),
 				}},
+				ConfigStateChecks: []statecheck.StateCheck{checkPVEEntries(tg, clusterFW, name, "192.0.2.1 # mine")},
+			},
+			{
+				PreConfig: func() {
+					if err := tg.Client.DeleteIPSet(context.Background(), clusterFW, name, true); err != nil {
+						t.Fatalf("delete IP set outside Terraform: %v", err)
+					}
+				},
+				Config:            config,
+				ConfigPlanChecks:  expectIPSetAction(plancheck.ResourceActionCreate),
 				ConfigStateChecks: []statecheck.StateCheck{checkPVEEntries(tg, clusterFW, name, "192.0.2.1 # mine")},
 			},
 		},
