@@ -62,6 +62,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 		// Where the container is: HA may have moved it off the declared node.
 		node := r.api.NodeOf(ctx, req.Private, state.Node.ValueString())
 		r.checkVanishedMounts(ctx, req, resp, node, state, plan)
+		r.checkReplicatedMounts(ctx, node, state, plan, &resp.Diagnostics)
 		r.checkMigration(ctx, node, state, plan, &resp.Diagnostics)
 		guestops.AddIssues(&resp.Diagnostics, migrationRestartWarning(node, state, plan))
 	}

@@ -58,6 +58,7 @@ func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequ
 		node := r.api.NodeOf(ctx, req.Private, state.Node.ValueString())
 		r.checkMigration(ctx, node, state, plan, &resp.Diagnostics)
 		r.checkVanishedDisks(ctx, req, resp, node, state, plan)
+		r.checkReplicatedDisks(ctx, node, state, plan, &resp.Diagnostics)
 		r.api.WarnReplacement(ctx, node, state.vmid(), guestops.VMIDReplacement(state.VMID, plan.VMID), &resp.Diagnostics)
 	}
 	if resp.Diagnostics.HasError() || unchanged {
