@@ -23,7 +23,7 @@ func (s *Sim) SetNodeOffline(node string) error {
 		}
 		n.Online = false
 		base := "/nodes/" + node
-		paths = append(paths, base+"/status", base+"/qemu", base+"/lxc", base+"/storage", base+"/tasks")
+		paths = append(paths, base+"/status", base+"/qemu", base+"/lxc", base+"/storage", base+"/tasks", base+"/replication")
 		for _, g := range c.sortedGuests() {
 			if g.Node != node {
 				continue
@@ -31,6 +31,16 @@ func (s *Sim) SetNodeOffline(node string) error {
 			guest := fmt.Sprintf("%s/%s/%d", base, g.Type, g.VMID)
 			for _, p := range []string{"/config", "/pending", "/status/current", "/status/start", "/status/stop", "/status/shutdown", "/resize", ""} {
 				paths = append(paths, guest+p)
+			}
+			// The replication jobs of its guests are the node's too.
+			for _, id := range c.Replication.sortedJobIDs() {
+				if c.Replication.Jobs[id].Guest != g.VMID {
+					continue
+				}
+				job := base + "/replication/" + id
+				for _, p := range []string{"", "/status", "/log", "/schedule_now"} {
+					paths = append(paths, job+p)
+				}
 			}
 		}
 		return nil

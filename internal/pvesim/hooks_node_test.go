@@ -34,6 +34,36 @@ func TestSetNodeOfflineAnswers595(t *testing.T) {
 	}
 }
 
+// The replication jobs of the guests on an offline node are answered
+// there too: pveproxy cannot forward /nodes/NODE/replication/... either.
+func TestSetNodeOfflineAnswers595ForReplication(t *testing.T) {
+	t.Parallel()
+	s, err := New(Options{ZFSStorage: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddGuest(Guest{VMID: 100, Node: "pve3", Type: QEMU, Config: map[string]string{"name": "a"}, Status: "stopped"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Update(func(c *Cluster) error {
+		c.Replication.Jobs["100-0"] = &ReplicationJob{ID: "100-0", Guest: 100, Type: "local", Props: map[string]string{"target": "pve1"}}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetNodeOffline("pve3"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct{ path, template string }{
+		{"/nodes/pve3/replication", "/nodes/{node}/replication"},
+		{"/nodes/pve3/replication/100-0/status", "/nodes/{node}/replication/{id}/status"},
+	} {
+		if f := s.pickFault("GET", p.path, p.template); f == nil || f.Status != 595 {
+			t.Errorf("%s on the offline node: fault %+v, want 595", p.path, f)
+		}
+	}
+}
+
 // W11: pmxcfs keeps a guest's config but drops the stats an offline node
 // no longer sends, so /cluster/resources lists its guests with id, node,
 // type, lock, tags and pool, status "unknown" and no name; its storage
