@@ -28,7 +28,7 @@ func lifecycle(t *testing.T, tg *acctest.Target, kind, typ, first, second, other
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
 			if _, found, err := tg.Client.GetMapping(context.Background(), kind, "acc-map"); err != nil || found {
-				return fmt.Errorf("mapping still there after destroy (err %v)", err)
+				return fmt.Errorf("mapping still there after destroy (err %w)", err)
 			}
 			return nil
 		},
@@ -129,4 +129,17 @@ func TestAccDirMapping_lifecycle(t *testing.T) {
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("map").AtMapKey("pve2").AtMapKey("path"), knownvalue.StringExact("/mnt/data")),
 			statecheck.ExpectKnownValue(addr, tfjsonpath.New("description"), knownvalue.StringExact("datasets")),
 		})
+}
+
+// PVE 8.4 has the same mapping API as 9.x; an API token holding only
+// Mapping.Modify manages mappings (pve-manager
+// PVE/API2/Cluster/Mapping/Dir.pm: Mapping.Modify on /mapping/dir, and on
+// /mapping/dir/<id> for updates; reads with any mapping privilege).
+func TestAccDirMapping_pve84TokenWithMappingModify(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewRestricted(t, "8.4", []string{"Mapping.Modify"})
+	lifecycle(t, tg, "dir", "pve_dir_mapping",
+		"  map = {\n    pve1 = { path = \"/srv/data\" }\n  }\n",
+		"  description = \"datasets\"\n  map = {\n    pve1 = { path = \"/srv/data\" }\n    pve2 = { path = \"/mnt/data\" }\n  }\n",
+		"node=pve1,path=/srv/other", nil)
 }
