@@ -285,6 +285,12 @@ func TestMappingEntriesForGuests(t *testing.T) {
 		if _, ok := cl.mappingEntries(MappingUSB, "gpu0", "pve1"); ok {
 			t.Errorf("usb gpu0 exists")
 		}
+		if e, ok := cl.mappingEntry(MappingPCI, "gpu0", "pve2"); !ok || e["subsystem-id"] != "1458:403b" {
+			t.Errorf("pve2 entry = %v %v", e, ok)
+		}
+		if _, ok := cl.mappingEntry(MappingPCI, "gpu0", "pve3"); ok {
+			t.Errorf("pve3 has an entry")
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
