@@ -310,3 +310,14 @@ func TestMappingFormJoinsEntries(t *testing.T) {
 		t.Fatalf("repeated form map: %d %v", a.status, a.errors)
 	}
 }
+
+// Each kind is its own file (mapping/pci.cfg, usb.cfg, directory.cfg):
+// a change to a USB mapping leaves the PCI file's digest as it was.
+func TestMappingDigestPerFile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/mapping/pci", form("id", "gpu0", "map", gpuEntry1)).wantOK(t)
+	digest := mappingRead(t, e, "pci", "gpu0")["digest"].(string)
+	e.call(t, http.MethodPost, "/cluster/mapping/usb", form("id", "key0", "map", "node=pve1,id=0529:0001")).wantOK(t)
+	e.call(t, http.MethodPut, "/cluster/mapping/pci/gpu0", form("map", gpuEntry2, "digest", digest)).wantOK(t)
+}
