@@ -104,7 +104,7 @@ func (k *mappingKindSpec) answer(cl *Cluster, mp *Mapping) map[string]any {
 	return out
 }
 
-// list is Mapping/<Kind>.pm index. check-node proxies the call to that
+// list is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm index. check-node proxies the call to that
 // node (proxyto_callback); the checks are then made against the entries
 // for that node name ("localhost" is not proxied and is taken literally).
 func (k *mappingKindSpec) list(c *call) (any, error) {
@@ -140,7 +140,7 @@ func (k *mappingKindSpec) list(c *call) (any, error) {
 	return out, nil
 }
 
-// readCheck is the read's ['or', perm Mapping.Use, perm Mapping.Modify,
+// readCheck is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm get's check, ['or', perm Mapping.Use, perm Mapping.Modify,
 // perm Mapping.Audit] on /mapping/<kind>/{id}.
 func (k *mappingKindSpec) readCheck(c *call) error {
 	if c.can("/mapping/"+k.kind+"/"+c.str("id"), true, mappingSeePrivs...) {
@@ -149,7 +149,7 @@ func (k *mappingKindSpec) readCheck(c *call) error {
 	return permError("")
 }
 
-// read is Mapping/<Kind>.pm get.
+// read is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm get.
 func (k *mappingKindSpec) read(c *call) (any, error) {
 	id := c.str("id")
 	mp := c.cluster.Mappings.Kinds[k.kind][id]
@@ -228,7 +228,7 @@ func checkDirEntries(entries []string) (paramErr, err error) {
 	return nil, nil
 }
 
-// create is Mapping/<Kind>.pm create.
+// create is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm create.
 func (k *mappingKindSpec) create(c *call) (any, error) {
 	id := c.str("id")
 	props, entries, err := k.checkSection(c)
@@ -252,7 +252,7 @@ func (k *mappingKindSpec) create(c *call) (any, error) {
 	return nil, nil
 }
 
-// update is Mapping/<Kind>.pm update: under the file lock the digest
+// update is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm update: under the file lock the digest
 // (assert_if_modified), the mapping's existence, check_config (which
 // requires map on every update), Dir's assert_valid_map_list, then
 // SectionConfig delete_from_config; every failure there carries the lock's
@@ -307,7 +307,7 @@ func (k *mappingKindSpec) update(c *call) (any, error) {
 	return nil, nil
 }
 
-// remove is Mapping/<Kind>.pm delete: a mapping that does not exist is no
+// remove is pve-manager PVE/API2/Cluster/Mapping/<Kind>.pm delete: a mapping that does not exist is no
 // error.
 func (k *mappingKindSpec) remove(c *call) (any, error) {
 	delete(c.cluster.Mappings.Kinds[k.kind], c.str("id"))
