@@ -73,6 +73,9 @@ type StorageType struct {
 	Title string
 	// Content are the content types the type accepts.
 	Content []string
+	// DefaultContent is what PVE reports for a storage of the type without
+	// content (plugindata content->[1], applied by Plugin.pm parse_config).
+	DefaultContent []string
 	// Options are the keys the type takes (not type and storage).
 	Options []StorageTypeOption
 }
@@ -225,68 +228,68 @@ var fileContent = []string{"images", "rootdir", "vztmpl", "iso", "backup", "snip
 // StorageTypes is the table of the 14 storage types, each from its plugin's
 // options() in pve-storage src/PVE/Storage/<Type>Plugin.pm.
 var StorageTypes = []StorageType{
-	{Name: "dir", Title: "directory", Content: append([]string{"none"}, fileContent...), Options: join(
+	{Name: "dir", DefaultContent: []string{"images", "rootdir"}, Title: "directory", Content: append([]string{"none"}, fileContent...), Options: join(
 		[]StorageTypeOption{fixed(soPath)},
 		opts(soContentDirs, soNodes, soShared, soDisable, soPrune, soMaxProt, soContent, soFormat, soMkdir, soBase, soSubdirs, soMountpt, soBwlimit, soPrealloc),
 		[]StorageTypeOption{fixedOpt(soChain)},
 	)},
-	{Name: "nfs", Title: "NFS", Content: fileContent, Options: join(
+	{Name: "nfs", DefaultContent: []string{"images"}, Title: "NFS", Content: fileContent, Options: join(
 		[]StorageTypeOption{fixed(soPath)}, opts(soContentDirs),
 		[]StorageTypeOption{fixed(soServer), fixed(soExport)},
 		opts(soNodes, soDisable, soPrune, soMaxProt, soOptions, soContent, soFormat, soMkdir, soBase, soSubdirs, soBwlimit, soPrealloc),
 		[]StorageTypeOption{fixedOpt(soChain)},
 	)},
-	{Name: "cifs", Title: "CIFS/SMB", Content: fileContent, Options: join(
+	{Name: "cifs", DefaultContent: []string{"images"}, Title: "CIFS/SMB", Content: fileContent, Options: join(
 		[]StorageTypeOption{fixed(soPath)}, opts(soContentDirs),
 		[]StorageTypeOption{fixed(soServer), fixed(soShare)},
 		opts(soSubdir, soNodes, soDisable, soPrune, soMaxProt, soContent, soFormat, soUsername, soPassword, soDomain, soSMBVer,
 			soMkdir, soBase, soSubdirs, soBwlimit, soPrealloc, soOptions),
 		[]StorageTypeOption{fixedOpt(soChain)},
 	)},
-	{Name: "lvm", Title: "LVM", Content: []string{"images", "rootdir"}, Options: join(
+	{Name: "lvm", DefaultContent: []string{"images"}, Title: "LVM", Content: []string{"images", "rootdir"}, Options: join(
 		[]StorageTypeOption{fixed(soVGName)},
 		opts(soNodes, soShared, soDisable, soSafeRm, soSafeStep, soSafeTput, soContent),
 		[]StorageTypeOption{fixedOpt(soLVMBase)},
 		opts(soTagged, soBwlimit, soChain),
 	)},
-	{Name: "lvmthin", Title: "LVM-thin", Content: []string{"images", "rootdir"}, Options: join(
+	{Name: "lvmthin", DefaultContent: []string{"images", "rootdir"}, Title: "LVM-thin", Content: []string{"images", "rootdir"}, Options: join(
 		[]StorageTypeOption{fixed(soThinpool), fixed(soVGName)},
 		opts(soNodes, soDisable, soContent, soBwlimit),
 	)},
-	{Name: "zfspool", Title: "ZFS pool", Content: []string{"images", "rootdir"}, Options: join(
+	{Name: "zfspool", DefaultContent: []string{"images", "rootdir"}, Title: "ZFS pool", Content: []string{"images", "rootdir"}, Options: join(
 		[]StorageTypeOption{fixed(soPool)},
 		opts(soBlocksize, soSparse, soNodes, soDisable, soContent, soBwlimit, soMountpnt),
 	)},
-	{Name: "zfs", Title: "ZFS over iSCSI", Content: []string{"images"}, Options: join(
+	{Name: "zfs", DefaultContent: []string{"images"}, Title: "ZFS over iSCSI", Content: []string{"images"}, Options: join(
 		opts(soNodes, soDisable),
 		[]StorageTypeOption{fixed(soPortal), fixed(soTarget), fixed(soPool), fixed(soBlocksize), fixed(soProvider)},
 		opts(soNoWCache, soSparse, soComHG, soComTG, soLIOTPG, soContent, soBwlimit, soZFSBase),
 	)},
-	{Name: "iscsi", Title: "iSCSI", Content: []string{"images", "none"}, Options: join(
+	{Name: "iscsi", DefaultContent: []string{"images"}, Title: "iSCSI", Content: []string{"images", "none"}, Options: join(
 		[]StorageTypeOption{fixed(soPortal), fixed(soTarget)},
 		opts(soNodes, soDisable, soContent, soBwlimit),
 	)},
-	{Name: "iscsidirect", Title: "iSCSI (user mode)", Content: []string{"images", "none"}, Options: join(
+	{Name: "iscsidirect", DefaultContent: []string{"images"}, Title: "iSCSI (user mode)", Content: []string{"images", "none"}, Options: join(
 		[]StorageTypeOption{fixed(soPortal), fixed(soTarget)},
 		opts(soNodes, soDisable, soContent, soBwlimit),
 	)},
-	{Name: "rbd", Title: "Ceph RBD", Content: []string{"images", "rootdir"}, Options: opts(
+	{Name: "rbd", DefaultContent: []string{"images"}, Title: "Ceph RBD", Content: []string{"images", "rootdir"}, Options: opts(
 		soNodes, soDisable, soMonhost, soPool, soDataPool, soNamespace, soUsername, soContent, soKRBD, soKeyring, soBwlimit,
 	)},
-	{Name: "cephfs", Title: "CephFS", Content: []string{"vztmpl", "iso", "backup", "snippets", "import"}, Options: join(
+	{Name: "cephfs", DefaultContent: []string{"backup"}, Title: "CephFS", Content: []string{"vztmpl", "iso", "backup", "snippets", "import"}, Options: join(
 		[]StorageTypeOption{fixed(soPath)},
 		opts(soContentDirs, soMonhost, soNodes, soSubdir, soDisable, soOptions, soUsername, soContent, soFormat, soMkdir, soBase,
 			soSubdirs, soFuse, soBwlimit, soKeyring, soPrune, soMaxProt, soFSName),
 	)},
-	{Name: "pbs", Title: "Proxmox Backup Server", Content: []string{"backup", "none"}, Options: join(
+	{Name: "pbs", DefaultContent: []string{"backup"}, Title: "Proxmox Backup Server", Content: []string{"backup", "none"}, Options: join(
 		[]StorageTypeOption{fixed(soServer), fixed(soDatastore)},
 		opts(soNamespace, soPort, soNodes, soDisable, soContent, soUsername, soPassword, soEncKey, soMasterKey, soPrune, soMaxProt, soFprint),
 	)},
-	{Name: "btrfs", Title: "BTRFS", Content: append([]string{"none"}, fileContent...), Options: join(
+	{Name: "btrfs", DefaultContent: []string{"images", "rootdir"}, Title: "BTRFS", Content: append([]string{"none"}, fileContent...), Options: join(
 		[]StorageTypeOption{fixed(soPath)},
 		opts(soNodes, soShared, soDisable, soPrune, soMaxProt, soContent, soFormat, soMountpt, soNoCow, soMkdir, soBase, soSubdirs, soPrealloc),
 	)},
-	{Name: "esxi", Title: "ESXi", Content: []string{"import"}, Options: join(
+	{Name: "esxi", DefaultContent: []string{"import"}, Title: "ESXi", Content: []string{"import"}, Options: join(
 		opts(soNodes, soShared, soDisable, soContent),
 		[]StorageTypeOption{required(soServer), required(soUsername)},
 		opts(soPassword, soSkipCert, soPort),
