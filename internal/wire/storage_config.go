@@ -51,6 +51,9 @@ type StorageOption struct {
 	HasMin, HasMax bool
 	// Since9 options exist only from PVE 9.0 on (not in 8.4's schema).
 	Since9 bool
+	// FilledByPVE options are written into storage.cfg by PVE at creation
+	// when not given (a plugin's on_add_hook).
+	FilledByPVE bool
 	// Description says what the option does (user-facing).
 	Description string
 }
@@ -179,7 +182,8 @@ var (
 	soComHG     = StorageOption{Key: "comstar_hg", Description: "The host group of a COMSTAR view."}
 	soComTG     = StorageOption{Key: "comstar_tg", Description: "The target group of a COMSTAR view."}
 	soLIOTPG    = StorageOption{Key: "lio_tpg", Description: "The target portal group of a Linux LIO target."}
-	soZFSBase   = StorageOption{Key: "zfs-base-path", Description: "The base path of ZFS block devices on the target (PVE's default: `/dev`)."}
+	soZFSBase   = StorageOption{Key: "zfs-base-path", FilledByPVE: true,
+		Description: "The base path of ZFS block devices on the target. When not set, PVE probes the target over SSH at creation and stores what it finds (`/dev/zvol` or `/dev`); state then shows it."}
 	soMonhost   = StorageOption{Key: "monhost", Description: "The Ceph monitors (IP addresses), separated by spaces, commas or semicolons; not set for the local hyper-converged cluster."}
 	soDataPool  = StorageOption{Key: "data-pool", Description: "The pool for the data of erasure-coded images."}
 	soNamespace = StorageOption{Key: "namespace", Description: "The namespace."}

@@ -162,6 +162,10 @@ func optionAttribute(st wire.StorageType, o wire.StorageTypeOption) schema.Attri
 	}
 	a := schema.StringAttribute{MarkdownDescription: desc, Required: required, Optional: optional,
 		Validators: []validator.String{stringvalidator.LengthAtLeast(1)}}
+	if o.FilledByPVE {
+		a.Computed = true
+		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
+	}
 	if len(o.Enum) > 0 {
 		a.Validators = append(a.Validators, stringvalidator.OneOf(o.Enum...))
 	}
@@ -169,7 +173,7 @@ func optionAttribute(st wire.StorageType, o wire.StorageTypeOption) schema.Attri
 		a.Validators = append(a.Validators, stringvalidator.RegexMatches(fingerprintPattern, "must be 32 hex byte pairs separated by ':'"))
 	}
 	if o.Fixed {
-		a.PlanModifiers = []planmodifier.String{stringplanmodifier.RequiresReplace()}
+		a.PlanModifiers = append(a.PlanModifiers, stringplanmodifier.RequiresReplace())
 	}
 	return a
 }
