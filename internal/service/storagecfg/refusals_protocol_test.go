@@ -11,6 +11,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 func validate(tb testing.TB, p *acctest.Protocol, typeName string, cfg *tfprotov6.DynamicValue) []*tfprotov6.Diagnostic {
@@ -194,5 +195,51 @@ func TestStorageSecretsWriteOnly(t *testing.T) {
 	_, _ = apply(t, p, rt, state, removed)
 	if v, ok := secret(); ok {
 		t.Errorf("the password is still kept: %q", v)
+	}
+}
+
+// A change made outside Terraform after the refresh stops the update
+// instead of being overwritten.
+func TestStorageChangedOutsideSinceRefresh(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	rt := "pve_storage_nfs"
+	base := map[string]any{"storage": "isos", "server": "10.0.0.20", "export": "/export/isos", "path": "/mnt/pve/isos", "options": "vers=4.2"}
+	state, _ := apply(t, p, rt, p.NullState(t, rt), config(t, p, rt, base))
+	cfg, _, _ := p.Client.GetStorageConfig(ctx, "isos")
+	delta := &wire.ConfigDelta{}
+	delta.Set("options", "vers=3")
+	if err := p.Client.UpdateStorage(ctx, "isos", delta, cfg.Digest); err != nil {
+		t.Fatal(err)
+	}
+	changed := config(t, p, rt, with(base, "disable", true))
+	plan := p.PlanResponse(t, rt, state, changed)
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: rt, PriorState: state, PlannedState: plan.PlannedState, Config: changed,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.WantAll(t, "the refusal", errorsOf(resp.Diagnostics), "Changed Outside Terraform", "isos", "(options)", "plan again")
+	if cfg, _, _ := p.Client.GetStorageConfig(ctx, "isos"); cfg.Options["options"] != "vers=3" || cfg.Options["disable"] != "" {
+		t.Errorf("PVE has %v, want the other change kept and nothing written", cfg.Options)
+	}
+}
+
+// On PVE 8.4 the types without release-specific options behave as on 9.
+func TestStorageLifecycleOnPVE84(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocolOnPVE(t, "8.4")
+	for _, tc := range typeCases {
+		if tc.typ != "dir" && tc.typ != "pbs" && tc.typ != "lvm" {
+			continue
+		}
+		rt := resType(tc.typ)
+		id := "v84-" + tc.typ
+		created := config(t, p, rt, with(tc.required, "storage", id, "disable", true))
+		state, _ := apply(t, p, rt, p.NullState(t, rt), created)
+		wantNoChange(t, p, rt, state, created, tc.typ+" after create")
+		wantNoChange(t, p, rt, p.Import(t, rt, id), created, tc.typ+" after import")
 	}
 }
