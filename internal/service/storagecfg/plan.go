@@ -16,9 +16,9 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
-// ValidateConfig checks the retention as PVE's prune-backups validator
-// does.
+// ValidateConfig checks the content types and the retention as PVE does.
 func (r *storageResource) ValidateConfig(ctx context.Context, req resource.ValidateConfigRequest, resp *resource.ValidateConfigResponse) {
+	validateContent(ctx, req.Config, &resp.Diagnostics)
 	if _, ok := r.st.Option(wire.StorageKeyPrune); !ok {
 		return
 	}
@@ -31,6 +31,30 @@ func (r *storageResource) ValidateConfig(ctx context.Context, req resource.Valid
 	}
 	resp.Diagnostics.Append(req.Config.GetAttribute(ctx, at, &ret)...)
 	fwutil.ValidateRetention(ret, at, "keep every backup", &resp.Diagnostics)
+}
+
+// validateContent refuses "none" beside other content types
+// (pve-storage src/PVE/Storage/Plugin.pm decode_value: "unable to combine
+// 'none' with other content types").
+func validateContent(ctx context.Context, config attrGetter, diags *diag.Diagnostics) {
+	var set types.Set
+	diags.Append(config.GetAttribute(ctx, path.Root(wire.StorageKeyContent), &set)...)
+	if set.IsNull() || set.IsUnknown() {
+		return
+	}
+	var items []types.String
+	diags.Append(set.ElementsAs(ctx, &items, false)...)
+	if len(items) < 2 {
+		return
+	}
+	for _, it := range items {
+		if it.ValueString() == "none" {
+			diags.AddAttributeError(path.Root(wire.StorageKeyContent), "Content None With Other Types",
+				"content \"none\" means the storage holds no content and cannot be combined with other content types; "+
+					"PVE refuses it. Declare either [\"none\"] or the content types.")
+			return
+		}
+	}
 }
 
 // ModifyPlan refuses the options the cluster's PVE release lacks, warns
