@@ -79,6 +79,9 @@ type StorageType struct {
 	// DefaultContent is what PVE reports for a storage of the type without
 	// content (plugindata content->[1], applied by Plugin.pm parse_config).
 	DefaultContent []string
+	// Formats are the image formats the type offers (plugindata format),
+	// nil when the table does not restrict format.
+	Formats []string
 	// Options are the keys the type takes (not type and storage).
 	Options []StorageTypeOption
 }
@@ -232,18 +235,18 @@ var fileContent = []string{"images", "rootdir", "vztmpl", "iso", "backup", "snip
 // StorageTypes is the table of the 14 storage types, each from its plugin's
 // options() in pve-storage src/PVE/Storage/<Type>Plugin.pm.
 var StorageTypes = []StorageType{
-	{Name: "dir", DefaultContent: []string{"images", "rootdir"}, Title: "directory", Content: append([]string{"none"}, fileContent...), Options: join(
+	{Name: "dir", Formats: []string{"raw", "qcow2", "vmdk", "subvol"}, DefaultContent: []string{"images", "rootdir"}, Title: "directory", Content: append([]string{"none"}, fileContent...), Options: join(
 		[]StorageTypeOption{fixed(soPath)},
 		opts(soContentDirs, soNodes, soShared, soDisable, soPrune, soMaxProt, soContent, soFormat, soMkdir, soBase, soSubdirs, soMountpt, soBwlimit, soPrealloc),
 		[]StorageTypeOption{fixedOpt(soChain)},
 	)},
-	{Name: "nfs", DefaultContent: []string{"images"}, Title: "NFS", Content: fileContent, Options: join(
+	{Name: "nfs", Formats: []string{"raw", "qcow2", "vmdk"}, DefaultContent: []string{"images"}, Title: "NFS", Content: fileContent, Options: join(
 		[]StorageTypeOption{fixed(soPath)}, opts(soContentDirs),
 		[]StorageTypeOption{fixed(soServer), fixed(soExport)},
 		opts(soNodes, soDisable, soPrune, soMaxProt, soOptions, soContent, soFormat, soMkdir, soBase, soSubdirs, soBwlimit, soPrealloc),
 		[]StorageTypeOption{fixedOpt(soChain)},
 	)},
-	{Name: "cifs", DefaultContent: []string{"images"}, Title: "CIFS/SMB", Content: fileContent, Options: join(
+	{Name: "cifs", Formats: []string{"raw", "qcow2", "vmdk"}, DefaultContent: []string{"images"}, Title: "CIFS/SMB", Content: fileContent, Options: join(
 		[]StorageTypeOption{fixed(soPath)}, opts(soContentDirs),
 		[]StorageTypeOption{fixed(soServer), fixed(soShare)},
 		opts(soSubdir, soNodes, soDisable, soPrune, soMaxProt, soContent, soFormat, soUsername, soPassword, soDomain, soSMBVer,
@@ -289,7 +292,7 @@ var StorageTypes = []StorageType{
 		[]StorageTypeOption{fixed(soServer), fixed(soDatastore)},
 		opts(soNamespace, soPort, soNodes, soDisable, soContent, soUsername, soPassword, soEncKey, soMasterKey, soPrune, soMaxProt, soFprint),
 	)},
-	{Name: "btrfs", DefaultContent: []string{"images", "rootdir"}, Title: "BTRFS", Content: append([]string{"none"}, fileContent...), Options: join(
+	{Name: "btrfs", Formats: []string{"raw", "subvol"}, DefaultContent: []string{"images", "rootdir"}, Title: "BTRFS", Content: append([]string{"none"}, fileContent...), Options: join(
 		[]StorageTypeOption{fixed(soPath)},
 		opts(soNodes, soShared, soDisable, soPrune, soMaxProt, soContent, soFormat, soMountpt, soNoCow, soMkdir, soBase, soSubdirs, soPrealloc),
 	)},

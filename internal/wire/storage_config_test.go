@@ -154,3 +154,20 @@ func TestStorageOptionsFromAPI(t *testing.T) {
 		t.Error("attribute names")
 	}
 }
+
+// The image formats per type are the plugins' plugindata format, within
+// the schema's format enum.
+func TestStorageFormats(t *testing.T) {
+	t.Parallel()
+	want := map[string][]string{
+		"dir": {"raw", "qcow2", "vmdk", "subvol"}, "nfs": {"raw", "qcow2", "vmdk"}, "cifs": {"raw", "qcow2", "vmdk"}, "btrfs": {"raw", "subvol"},
+	}
+	for _, st := range wire.StorageTypes {
+		if !reflect.DeepEqual(st.Formats, want[st.Name]) {
+			t.Errorf("%s: formats %v, want %v", st.Name, st.Formats, want[st.Name])
+		}
+		if _, ok := st.Option("format"); len(st.Formats) > 0 && !ok {
+			t.Errorf("%s: formats without a format option", st.Name)
+		}
+	}
+}

@@ -40,6 +40,7 @@ func TestStoragePlanRefusals(t *testing.T) {
 		{"dir", "content", with(dir, "content", []string{"images", "nonsense"}), "value must be one of"},
 		{"pbs", "content", map[string]any{"storage": "pbs1", "server": "h", "datastore": "d", "content": []string{"images"}}, "value must be one of"},
 		{"dir", "content", with(dir, "content", []string{"none", "iso"}), "cannot be combined"},
+		{"nfs", "format", map[string]any{"storage": "n1", "server": "h", "export": "/e", "path": "/p", "format": "subvol"}, "value must be one of"},
 		{"dir", "preallocation", with(dir, "preallocation", "sparse"), "value must be one of"},
 		{"dir", "retention", with(dir, "retention", map[string]any{}), "Empty Retention"},
 		{"dir", "retention", with(dir, "retention", map[string]any{"keep_all": true, "keep_last": 2}), "keep-all cannot be set together"},

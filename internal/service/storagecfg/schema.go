@@ -166,7 +166,11 @@ func optionAttribute(st wire.StorageType, o wire.StorageTypeOption) schema.Attri
 		a.Computed = true
 		a.PlanModifiers = []planmodifier.String{stringplanmodifier.UseStateForUnknown()}
 	}
-	if len(o.Enum) > 0 {
+	switch {
+	case o.Key == "format" && len(st.Formats) > 0:
+		a.Validators = append(a.Validators, stringvalidator.OneOf(st.Formats...))
+		a.MarkdownDescription += " For this type: " + codeList(st.Formats) + "."
+	case len(o.Enum) > 0:
 		a.Validators = append(a.Validators, stringvalidator.OneOf(o.Enum...))
 	}
 	if o.Key == "fingerprint" {
