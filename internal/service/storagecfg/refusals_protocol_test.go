@@ -245,3 +245,24 @@ func TestStorageLifecycleOnPVE84(t *testing.T) {
 		wantNoChange(t, p, rt, p.Import(t, rt, id), created, tc.typ+" after import")
 	}
 }
+
+// A storage redefined outside Terraform with another type is not read as
+// this resource's type: the refresh says so and names the resource type.
+func TestStorageRedefinedWithAnotherType(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	rt := "pve_storage_dir"
+	state, _ := apply(t, p, rt, p.NullState(t, rt), config(t, p, rt, map[string]any{"storage": "swap", "path": "/srv/swap"}))
+	if err := p.Client.DeleteStorage(ctx, "swap"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Client.CreateStorage(ctx, "swap", "zfspool", map[string]string{"pool": "rpool/swap"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := p.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: rt, CurrentState: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	acctest.WantAll(t, "the refresh error", errorsOf(resp.Diagnostics), "Storage Type Changed", "swap", "zfspool", "pve_storage_zfspool")
+}
