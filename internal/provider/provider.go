@@ -25,6 +25,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
+	"github.com/proxops/terraform-provider-pve/internal/service/storagecfg"
 )
 
 // RegistryAddress is where the provider is published.
@@ -131,6 +132,20 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		mapping.NewUSBMappingResource,
 		mapping.NewDirMappingResource,
 		backupjob.NewBackupJobResource,
+		storagecfg.NewDirResource,
+		storagecfg.NewNFSResource,
+		storagecfg.NewCIFSResource,
+		storagecfg.NewLVMResource,
+		storagecfg.NewLVMThinResource,
+		storagecfg.NewZFSPoolResource,
+		storagecfg.NewZFSResource,
+		storagecfg.NewISCSIResource,
+		storagecfg.NewISCSIDirectResource,
+		storagecfg.NewRBDResource,
+		storagecfg.NewCephFSResource,
+		storagecfg.NewPBSResource,
+		storagecfg.NewBTRFSResource,
+		storagecfg.NewESXiResource,
 	}
 }
 

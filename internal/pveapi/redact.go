@@ -33,8 +33,13 @@ const minSecretLenAnywhere = 8
 // sensitiveFormKeys are form and query keys whose values never reach a log:
 // passwords (a login's, a guest's cloud-init one, a user's, the current one
 // PUT /access/password asks to confirm with, a realm's bind password), a
-// ticket, and an OpenID realm's client secret (client-key).
+// ticket, an OpenID realm's client secret (client-key), and a storage's
+// secrets (pve-storage's sensitive properties: keyring, encryption-key,
+// master-pubkey, password).
 var sensitiveFormKeys = map[string]bool{
+	"keyring":               true,
+	"encryption-key":        true,
+	"master-pubkey":         true,
 	"password":              true,
 	"cipassword":            true,
 	"ticket":                true,

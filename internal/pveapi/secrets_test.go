@@ -292,3 +292,16 @@ func TestAccessSecretsNeverInErrorsOrLogs(t *testing.T) {
 		}
 	}
 }
+
+// A storage's secrets (pve-storage's sensitive properties) never reach the
+// request log, whatever the storage type.
+func TestRedactFormStorageSecrets(t *testing.T) {
+	r := &redactor{}
+	masked := r.redactForm(url.Values{
+		"storage": {"pbs"}, "password": {"a"}, "keyring": {"b"}, "encryption-key": {"c"}, "master-pubkey": {"d"},
+	})
+	want := "encryption-key=REDACTED&keyring=REDACTED&master-pubkey=REDACTED&password=REDACTED&storage=pbs"
+	if masked != want {
+		t.Errorf("redactForm = %q, want %q", masked, want)
+	}
+}

@@ -11,11 +11,12 @@ import (
 
 func (s *Sim) registerStorageRoutes() {
 	audit := permission{path: "/storage/{storage}", privs: []string{"Datastore.Audit", "Datastore.AllocateSpace"}, any: true}
-	s.handle(http.MethodGet, "/storage", route{handle: listStorageConfig})
+	s.handle(http.MethodGet, "/storage", route{handle: s.listStorageConfig})
 	s.handle(http.MethodGet, "/storage/{storage}", route{
 		perm:   permission{path: "/storage/{storage}", privs: []string{"Datastore.Allocate"}},
-		handle: readStorageConfig,
+		handle: s.readStorageConfig,
 	})
+	s.registerStorageConfigRoutes()
 	s.handle(http.MethodGet, "/nodes/{node}/storage", route{handle: nodeStorageIndex})
 	s.handle(http.MethodGet, "/nodes/{node}/storage/{storage}", route{perm: audit, handle: func(*call) (any, error) {
 		var out []map[string]string
@@ -29,12 +30,14 @@ func (s *Sim) registerStorageRoutes() {
 	s.handle(http.MethodGet, "/nodes/{node}/storage/{storage}/content", route{perm: audit, handle: storageContent})
 }
 
-// storageConfig is the API view of a storage.cfg entry (api_storage_config).
+// storageConfig is the API view of a storage.cfg entry (api_storage_config):
+// the options of the file with booleans and integers as numbers, never the
+// sensitive values (they live under /etc/pve/priv).
 // pve-storage src/PVE/API2/Storage/Config.pm (api_storage_config)
-func storageConfig(st *Storage) map[string]any {
-	out := map[string]any{"storage": st.ID, "type": st.Type, "content": st.contentString(), "digest": configDigest}
+func storageConfig(st *Storage, digest string) map[string]any {
+	out := map[string]any{"storage": st.ID, "type": st.Type, "content": st.contentString(), "digest": digest}
 	for k, v := range st.Config {
-		out[k] = v
+		out[k] = storageValue(k, v)
 	}
 	if st.Shared {
 		out["shared"] = 1
@@ -50,12 +53,10 @@ func storageConfig(st *Storage) map[string]any {
 	return out
 }
 
-// configDigest stands in for the SHA1 of storage.cfg.
-const configDigest = "5f7c4f4c0e4a3b3d2f7e0c9a1b6d8e2f4a1c3b5d"
-
 // pve-storage src/PVE/API2/Storage/Config.pm index
-func listStorageConfig(c *call) (any, error) {
+func (s *Sim) listStorageConfig(c *call) (any, error) {
 	out := []map[string]any{}
+	digest := s.storageCfgDigest(c.cluster)
 	for _, st := range c.cluster.Storages {
 		if !c.can("/storage/"+st.ID, true, "Datastore.Audit", "Datastore.AllocateSpace") {
 			continue
@@ -63,18 +64,18 @@ func listStorageConfig(c *call) (any, error) {
 		if t := c.str("type"); t != "" && t != st.Type {
 			continue
 		}
-		out = append(out, storageConfig(st))
+		out = append(out, storageConfig(st, digest))
 	}
 	return out, nil
 }
 
 // pve-storage src/PVE/API2/Storage/Config.pm read (storage_config)
-func readStorageConfig(c *call) (any, error) {
+func (s *Sim) readStorageConfig(c *call) (any, error) {
 	st := c.cluster.Storage(c.str("storage"))
 	if st == nil {
 		return nil, errorf("storage '%s' does not exist", c.str("storage"))
 	}
-	return storageConfig(st), nil
+	return storageConfig(st, s.storageCfgDigest(c.cluster)), nil
 }
 
 // storageInfo is storage_info for one storage on one node: a storage that

@@ -73,6 +73,7 @@ type Storage struct {
 	Disabled bool
 	Capacity int64
 	Config   map[string]string // type-specific keys: path, vgname, server, ...
+	Secrets  map[string]string // sensitive values kept under /etc/pve/priv, never returned (storage_config.go)
 }
 
 // Volume is a stored object with an identity: its volid on one storage

@@ -268,6 +268,15 @@ var Features = []Feature{
 		},
 	},
 	{
+		Name:    "storage_definitions",
+		Summary: "The `pve_storage_<type>` resources (`pve_storage_dir`, `pve_storage_nfs`, ...).",
+		Grants: []Grant{
+			{Privileges: []string{"Datastore.Allocate"}, Path: "/storage", Note: "create, change or delete a storage definition (PVE checks `/storage` itself)"},
+			{Privileges: []string{"Datastore.Allocate"}, Path: storagePath, Note: "read a storage definition"},
+			{Privileges: []string{"Datastore.Audit"}, Path: storagePath, Note: "list the storage's content when planning its destruction"},
+		},
+	},
+	{
 		Name:    "access",
 		Summary: "`pve_user`, `pve_group`, `pve_role`, `pve_acl`, `pve_api_token` and `pve_realm`.",
 		Grants: []Grant{

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -59,15 +60,7 @@ type backupJobModel struct {
 }
 
 // retentionModel is prune-backups.
-type retentionModel struct {
-	KeepAll     types.Bool  `tfsdk:"keep_all"`
-	KeepLast    types.Int64 `tfsdk:"keep_last"`
-	KeepHourly  types.Int64 `tfsdk:"keep_hourly"`
-	KeepDaily   types.Int64 `tfsdk:"keep_daily"`
-	KeepWeekly  types.Int64 `tfsdk:"keep_weekly"`
-	KeepMonthly types.Int64 `tfsdk:"keep_monthly"`
-	KeepYearly  types.Int64 `tfsdk:"keep_yearly"`
-}
+type retentionModel = fwutil.Retention
 
 // fleecingModel is backup-fleecing.
 type fleecingModel struct {
@@ -154,7 +147,7 @@ func (m *backupJobModel) toOptions(ctx context.Context, diags *diag.Diagnostics)
 		slices.Sort(to)
 		out[optMailTo] = strings.Join(to, ",")
 	}
-	if s := m.Retention.propertyString(); s != "" {
+	if s := m.Retention.PropertyString(); s != "" {
 		out[optPrune] = s
 	}
 	if f := m.Fleecing; f != nil {
@@ -178,33 +171,6 @@ func (m *backupJobModel) toOptions(ctx context.Context, diags *diag.Diagnostics)
 		out[optPerf] = wire.FormatPropertyString(p, "")
 	}
 	return out
-}
-
-// keepFields pairs the prune-backups counters with the retention
-// attributes.
-func (r *retentionModel) keepFields() map[string]*types.Int64 {
-	return map[string]*types.Int64{
-		"keep-last": &r.KeepLast, "keep-hourly": &r.KeepHourly, "keep-daily": &r.KeepDaily,
-		"keep-weekly": &r.KeepWeekly, "keep-monthly": &r.KeepMonthly, "keep-yearly": &r.KeepYearly,
-	}
-}
-
-// propertyString is the retention as declared, in PVE's key order; "" for
-// none.
-func (r *retentionModel) propertyString() string {
-	if r == nil {
-		return ""
-	}
-	p := map[string]string{}
-	if !r.KeepAll.IsNull() && !r.KeepAll.IsUnknown() {
-		p["keep-all"] = wire.Bool(r.KeepAll.ValueBool())
-	}
-	for k, v := range r.keepFields() {
-		if !v.IsNull() && !v.IsUnknown() {
-			p[k] = strconv.FormatInt(v.ValueInt64(), 10)
-		}
-	}
-	return wire.FormatPropertyString(p, "")
 }
 
 // fromOptions sets the attributes from PVE's options. id is set by the
@@ -237,7 +203,7 @@ func (m *backupJobModel) fromOptions(opts map[string]string) {
 	}
 	m.VMIDs = vmidSet(opts, optVMID)
 	m.Exclude = vmidSet(opts, optExclude)
-	m.Retention = retentionFromOption(opts[optPrune])
+	m.Retention = fwutil.RetentionFromOption(opts[optPrune])
 	m.Fleecing = nil
 	if s, ok := opts[optFleecing]; ok {
 		p, _ := wire.ParsePropertyString(s, "enabled")
@@ -255,21 +221,6 @@ func (m *backupJobModel) fromOptions(opts map[string]string) {
 		p, _ := wire.ParsePropertyString(s, "")
 		m.Performance = &performanceModel{MaxWorkers: int64Option(p, "max-workers"), PBSEntriesMax: int64Option(p, "pbs-entries-max")}
 	}
-}
-
-func retentionFromOption(s string) *retentionModel {
-	if s == "" {
-		return nil
-	}
-	p, _ := wire.ParsePropertyString(s, "")
-	r := &retentionModel{KeepAll: types.BoolNull()}
-	if v, ok := p["keep-all"]; ok {
-		r.KeepAll = types.BoolValue(truthy(v))
-	}
-	for k, v := range r.keepFields() {
-		*v = int64Option(p, k)
-	}
-	return r
 }
 
 func int64Option(opts map[string]string, k string) types.Int64 {

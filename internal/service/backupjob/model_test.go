@@ -52,34 +52,6 @@ func TestOptionsDefaults(t *testing.T) {
 	}
 }
 
-func TestValidateRetention(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		r    retentionModel
-		want string
-	}{
-		{"counts", retentionModel{KeepLast: types.Int64Value(3), KeepDaily: types.Int64Value(7)}, ""},
-		{"keep all", retentionModel{KeepAll: types.BoolValue(true)}, ""},
-		{"empty", retentionModel{}, "Empty Retention"},
-		{"keep all with counts", retentionModel{KeepAll: types.BoolValue(true), KeepLast: types.Int64Value(1)}, "keep-all cannot be set together"},
-		{"zero counts", retentionModel{KeepLast: types.Int64Value(0)}, `"keep-all=1"`},
-		{"keep all false with counts", retentionModel{KeepAll: types.BoolValue(false), KeepLast: types.Int64Value(2)}, `"keep-last=2"`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			r := tc.r // zero values are null
-			var diags diag.Diagnostics
-			validateRetention(&r, &diags)
-			text := ""
-			for _, d := range diags.Errors() {
-				text += d.Summary() + ": " + d.Detail()
-			}
-			if tc.want == "" && text != "" || tc.want != "" && !strings.Contains(text, tc.want) {
-				t.Errorf("got %q, want %q", text, tc.want)
-			}
-		})
-	}
-}
-
 func TestValidateSelection(t *testing.T) {
 	ids := types.SetValueMust(types.Int64Type, nil)
 	for _, tc := range []struct {

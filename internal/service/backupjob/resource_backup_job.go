@@ -59,10 +59,6 @@ func optionalBool(desc string) schema.BoolAttribute {
 	return schema.BoolAttribute{MarkdownDescription: desc, Optional: true}
 }
 
-func keepCount(what string) schema.Int64Attribute {
-	return optionalInt("Keep the last backup of each of this many "+what+".", int64validator.AtLeast(0))
-}
-
 func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	rootOnly := " Only root@pam logged in with a password may set it: under an API token, root's own included, PVE refuses it and so does the plan."
 	resp.Schema = schema.Schema{
@@ -142,20 +138,7 @@ func (r *backupJobResource) Schema(_ context.Context, _ resource.SchemaRequest, 
 				Optional:            true,
 				Validators:          []validator.Bool{boolvalidator.AlsoRequires(path.MatchRoot("storage"))},
 			},
-			"retention": schema.SingleNestedAttribute{
-				MarkdownDescription: "Which backups to keep (PVE's prune-backups), instead of the storage's retention settings. " +
-					"Either `keep_all = true`, or one or more `keep_*` counts above zero.",
-				Optional: true,
-				Attributes: map[string]schema.Attribute{
-					"keep_all":     optionalBool("Keep every backup. Exclusive with the counts."),
-					"keep_last":    optionalInt("Keep this many most recent backups.", int64validator.AtLeast(0)),
-					"keep_hourly":  keepCount("hours"),
-					"keep_daily":   keepCount("days"),
-					"keep_weekly":  keepCount("weeks"),
-					"keep_monthly": keepCount("months"),
-					"keep_yearly":  keepCount("years"),
-				},
-			},
+			"retention": fwutil.RetentionAttribute("Which backups to keep (PVE's prune-backups), instead of the storage's retention settings."),
 			"pbs_change_detection_mode": optionalString("Container backups to a Proxmox Backup Server: `legacy`, `data` or `metadata`.",
 				stringvalidator.OneOf("legacy", "data", "metadata")),
 			"notification_mode": optionalString("How PVE notifies: `auto` (PVE's default: mail when `mailto` is set, else the notification system), "+

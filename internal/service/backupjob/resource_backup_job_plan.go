@@ -26,7 +26,7 @@ func (r *backupJobResource) ValidateConfig(ctx context.Context, req resource.Val
 		return
 	}
 	validateSelection(&m, &resp.Diagnostics)
-	validateRetention(m.Retention, &resp.Diagnostics)
+	fwutil.ValidateRetention(m.Retention, path.Root("retention"), "use the storage's retention", &resp.Diagnostics)
 	if f := m.Fleecing; f != nil && f.Enabled.IsNull() && f.Storage.IsNull() {
 		resp.Diagnostics.AddAttributeError(path.Root("fleecing"), "Empty Fleecing",
 			"fleecing needs enabled or storage; leave fleecing out to use PVE's default (no fleecing).")
@@ -79,41 +79,6 @@ func validateSelection(m *backupJobModel, diags *diag.Diagnostics) {
 	if !m.Exclude.IsNull() && !all && len(chosen) == 1 {
 		diags.AddAttributeError(path.Root("exclude"), "Exclude Needs All",
 			fmt.Sprintf("exclude leaves guests out of all = true; with %s it has no effect in PVE. List only the wanted guests instead.", chosen[0]))
-	}
-}
-
-// validateRetention checks the retention as PVE's prune-backups validator
-// does, and refuses what PVE would store differently (keep_all = false
-// with counts, counts of zero only), which would show as a change after
-// every apply.
-func validateRetention(r *retentionModel, diags *diag.Diagnostics) {
-	if r == nil {
-		return
-	}
-	if r.KeepAll.IsUnknown() {
-		return
-	}
-	for _, v := range r.keepFields() {
-		if v.IsUnknown() {
-			return
-		}
-	}
-	at := path.Root("retention")
-	declared := r.propertyString()
-	if declared == "" {
-		diags.AddAttributeError(at, "Empty Retention",
-			"retention needs keep_all = true or at least one keep_* count; leave retention out to use the storage's retention.")
-		return
-	}
-	p, err := wire.ParsePruneBackups(declared)
-	if err != nil {
-		diags.AddAttributeError(at, "Invalid Retention", wire.PruneBackupsProblem(declared))
-		return
-	}
-	if stored := p.String(); stored != declared {
-		diags.AddAttributeError(at, "Retention PVE Would Store Differently",
-			fmt.Sprintf("PVE stores this retention as %q: counts of 0 alone mean keep everything (keep_all = true), "+
-				"and keep_all = false beside counts is dropped. Declare it the way PVE keeps it.", stored))
 	}
 }
 

@@ -1,0 +1,3 @@
+# A storage definition is imported by its storage ID (Datacenter → Storage, column ID);
+# importing a storage of another type names the resource type to use.
+terraform import pve_storage_iscsidirect.lun lun
