@@ -295,7 +295,12 @@ func TestStorageConfigDelete(t *testing.T) {
 	if len(vols) != 1 {
 		t.Errorf("volumes after re-create = %+v", vols)
 	}
-	// 'local' comes back as parse_config's default.
+	// 'local' takes no node restriction (parse_config drops it) and comes
+	// back as parse_config's default when deleted.
+	e.call(t, http.MethodPut, "/storage/local", form("nodes", "pve1")).wantOK(t)
+	if cfg := readStorage(t, e, "local"); cfg["nodes"] != nil {
+		t.Errorf("local nodes = %v", cfg["nodes"])
+	}
 	e.call(t, http.MethodDelete, "/storage/local", nil).wantOK(t)
 	if cfg := readStorage(t, e, "local"); cfg["path"] != "/var/lib/vz" || cfg["content"] != "backup,images,iso,rootdir,snippets,vztmpl" {
 		t.Errorf("local = %s", jsonText(cfg))
@@ -322,6 +327,21 @@ func TestStorageConfigPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.call(t, http.MethodGet, "/storage/s1", nil, bob).wantOK(t)
+	// Datastore.Audit lists a storage but does not read its definition.
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.Access.node("/storage/s1").grant(aclUser, "bob@pve", "PVEAuditor", true)
+		delete(c.Access.node("/storage/s1").members(aclUser)["bob@pve"], "PVEDatastoreAdmin")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, http.MethodGet, "/storage/s1", nil, bob).
+		wantStatus(t, 403, "Permission check failed (/storage/s1, Datastore.Allocate)")
+	var list []map[string]any
+	e.call(t, http.MethodGet, "/storage", nil, bob).decode(t, &list)
+	if len(list) != 1 || list[0]["storage"] != "s1" {
+		t.Errorf("bob's index = %s", jsonText(list))
+	}
 	e.call(t, http.MethodDelete, "/storage/s1", nil, bob).
 		wantStatus(t, 403, "Permission check failed (/storage, Datastore.Allocate)")
 }
