@@ -253,15 +253,17 @@ func defaultLocalStorage() *Storage {
 }
 
 // defaultStorageCapacity is the size a new storage's instances report.
-// Inferred: the simulator has no hardware behind a storage, so each type
-// gets a plausible size (INFERRED.md).
+// iSCSI, direct iSCSI and ESXi storages report no size at all (pve-storage
+// src/PVE/Storage/ISCSIPlugin.pm, ISCSIDirectPlugin.pm, ESXiPlugin.pm
+// status); for the others the simulator has no hardware behind the
+// storage, so each type gets a plausible size (inferred, INFERRED.md).
 func defaultStorageCapacity(typ string) int64 {
 	switch typ {
 	case "dir", "btrfs":
 		return 100 * gib
 	case "lvm", "lvmthin", "zfspool":
 		return 500 * gib
-	case "esxi":
+	case "iscsi", "iscsidirect", "esxi":
 		return 0
 	default:
 		return 2 * tib

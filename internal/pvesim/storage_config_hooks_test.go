@@ -81,6 +81,12 @@ func TestStorageConfigLVMBase(t *testing.T) {
 	if san := readStorage(t, e, "san"); san["shared"] != float64(1) || san["content"] != "images" {
 		t.Errorf("iscsi = %s", jsonText(san))
 	}
+	// An iSCSI storage reports no size (ISCSIPlugin.pm status).
+	var st map[string]any
+	e.call(t, http.MethodGet, "/nodes/pve2/storage/san/status", nil).decode(t, &st)
+	if st["total"] != float64(0) || st["active"] != float64(1) {
+		t.Errorf("iscsi status = %s", jsonText(st))
+	}
 	e.call(t, http.MethodDelete, "/storage/san", nil).
 		wantStatus(t, 500, "delete storage failed: can't remove storage - storage is used as base of another storage")
 	e.call(t, http.MethodPut, "/storage/vg1", form("delete", "base")).
