@@ -236,3 +236,21 @@ func TestStorageConfigFormatAndPools(t *testing.T) {
 		}
 	})
 }
+
+// The request log keeps no storage secret.
+func TestStorageConfigSecretsNotLogged(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/storage", form("storage", "pbs3", "type", "pbs", "server", "pbs.example",
+		"datastore", "main", "password", "pw-1", "encryption-key", `{"data":"c2VjcmV0"}`,
+		"master-pubkey", "bWFzdGVy")).wantOK(t)
+	e.call(t, http.MethodPost, "/storage", form("storage", "rbd3", "type", "rbd", "keyring", "ring-1")).wantOK(t)
+	for _, r := range e.sim.Requests() {
+		text := jsonText(r.Params)
+		for _, secret := range []string{"pw-1", "c2VjcmV0", "bWFzdGVy", "ring-1"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("%s %s logs %s", r.Method, r.Path, text)
+			}
+		}
+	}
+}
