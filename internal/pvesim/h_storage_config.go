@@ -68,11 +68,16 @@ func (s *Sim) createStorage(c *call) (any, error) {
 	}
 	t := s.storageTypesOf()[typ]
 	if t == nil {
-		// pve-common src/PVE/SectionConfig.pm lookup (a type of the
-		// schema's enum this simulator does not model: 8.4's glusterfs).
+		// pve-common src/PVE/SectionConfig.pm lookup (not reached: the
+		// schema's enum has the release's types).
 		return nil, errorf("unknown section type '%s'", typ)
 	}
 	sensitive := extractSensitive(t, params, nil)
+	if t.mountPath && !perlTruthy(params["path"]) {
+		// pve-storage src/PVE/Storage/NFSPlugin.pm, CIFSPlugin.pm,
+		// CephFSPlugin.pm check_config
+		params["path"] = "/mnt/pve/" + id
+	}
 	set, err := checkStorageConfig(t, params, true)
 	if err != nil {
 		return nil, err

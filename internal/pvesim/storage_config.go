@@ -37,6 +37,49 @@ type storageSettings struct {
 // pve-common src/PVE/SectionConfig.pm check_config, check_value;
 // pve-storage src/PVE/Storage/Plugin.pm decode_value.
 func checkStorageConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
+	out, err := checkSectionConfig(t, params, create)
+	if err != nil || !create || !t.dirPath {
+		return out, err
+	}
+	// pve-storage src/PVE/Storage/DirPlugin.pm check_config (BTRFSPlugin.pm
+	// check_config calls it): a created directory storage's path must be
+	// plain, and loses its trailing slashes (File::Spec canonpath).
+	p := out.values["path"]
+	if !plainPath(p) {
+		return nil, errorf("illegal path for directory storage: %s", p)
+	}
+	out.values["path"] = canonPath(p)
+	return out, nil
+}
+
+// plainPath is DirPlugin check_config's m|^/[-/a-zA-Z0-9_.@]+$|.
+func plainPath(p string) bool {
+	if len(p) < 2 || p[0] != '/' {
+		return false
+	}
+	for _, r := range p[1:] {
+		if !isAlnum(r) && !strings.ContainsRune("-/_.@", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonPath is File::Spec::Unix canonpath: repeated slashes and "."
+// components go, and the trailing slash ("/" stays).
+func canonPath(p string) string {
+	var parts []string
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		parts = append(parts, c)
+	}
+	return "/" + strings.Join(parts, "/")
+}
+
+// checkSectionConfig is SectionConfig's check_config itself.
+func checkSectionConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
 	out := &storageSettings{values: map[string]string{}}
 	for _, k := range sortedKeys(params) {
 		v := params[k]

@@ -364,3 +364,45 @@ func TestStorageConfigRelease84(t *testing.T) {
 		t.Errorf("snapshot-as-volume-chain = %v", cfg["snapshot-as-volume-chain"])
 	}
 }
+
+// NFS, CIFS and CephFS storages created without path mount on
+// /mnt/pve/<id>; a directory storage's path must be plain and loses its
+// trailing slash (pve-storage src/PVE/Storage/NFSPlugin.pm, CIFSPlugin.pm,
+// CephFSPlugin.pm, DirPlugin.pm check_config).
+func TestStorageConfigPaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/storage", form("storage", "nas", "type", "nfs", "server", "192.0.2.50",
+		"export", "/export/pve")).wantOK(t)
+	e.call(t, http.MethodPost, "/storage", form("storage", "cfs", "type", "cephfs")).wantOK(t)
+	for id, want := range map[string]string{"nas": "/mnt/pve/nas", "cfs": "/mnt/pve/cfs"} {
+		if cfg := readStorage(t, e, id); cfg["path"] != want {
+			t.Errorf("%s path = %v", id, cfg["path"])
+		}
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "d1", "type", "dir", "path", "/srv//d1/./x/")).wantOK(t)
+	if cfg := readStorage(t, e, "d1"); cfg["path"] != "/srv/d1/x" {
+		t.Errorf("dir path = %v", cfg["path"])
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "d2", "type", "btrfs", "path", "/srv/my data")).
+		wantStatus(t, 500, "illegal path for directory storage: /srv/my data")
+}
+
+// PVE 8.4 has GlusterFS storages: shared, mounted on /mnt/pve/<id>, the
+// volume fixed (PVE 8's pve-storage src/PVE/Storage/GlusterfsPlugin.pm).
+func TestStorageConfigGlusterfs84(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PVEVersion: "8.4"})
+	e.call(t, http.MethodPost, "/storage", form("storage", "gfs", "type", "glusterfs", "server", "192.0.2.60",
+		"volume", "gv0", "content", "images,iso")).wantOK(t)
+	cfg := readStorage(t, e, "gfs")
+	if cfg["path"] != "/mnt/pve/gfs" || cfg["shared"] != float64(1) || cfg["content"] != "images,iso" {
+		t.Errorf("glusterfs = %s", jsonText(cfg))
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "gfs2", "type", "glusterfs", "server", "192.0.2.60")).
+		wantStatus(t, 500, "missing value for required option 'volume'")
+	e.call(t, http.MethodPut, "/storage/gfs", form("server2", "192.0.2.61", "server", "192.0.2.62")).wantOK(t)
+	e9 := newEnv(t, Options{})
+	e9.call(t, http.MethodPost, "/storage", form("storage", "gfs", "type", "glusterfs", "volume", "gv0")).
+		wantStatus(t, 400, "Parameter verification failed.")
+}
