@@ -247,8 +247,9 @@ func (s *Sim) storageCfgDigest(cl *Cluster) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// insertStorage adds a storage to storage.cfg, keeping the list in PVE's
-// order of storage_ids (sorted ids) where it already is.
+// insertStorage adds a storage to storage.cfg at its place by id. PVE's
+// listings follow Perl's hash order (pve-storage src/PVE/Storage.pm
+// storage_ids), which has none; sorted ids keep the simulator's stable.
 func (c *Cluster) insertStorage(st *Storage) {
 	i := sort.Search(len(c.Storages), func(i int) bool { return c.Storages[i].ID > st.ID })
 	c.Storages = append(c.Storages, nil)
