@@ -33,9 +33,9 @@ type storageSettings struct {
 // taken out): on update a fixed option is refused even with its current
 // value; an option the type does not take is an "unexpected property"; on
 // create every required option must be given. Keys are checked in sorted
-// order (Perl's hash order is random).
-// pve-common src/PVE/SectionConfig.pm check_config, check_value;
-// pve-storage src/PVE/Storage/Plugin.pm decode_value.
+// order (Perl's hash order is random). Directory-like types check the
+// created path.
+// pve-storage src/PVE/Storage/DirPlugin.pm check_config.
 func checkStorageConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
 	out, err := checkSectionConfig(t, params, create)
 	if err != nil || !create || !t.dirPath {
@@ -78,7 +78,10 @@ func canonPath(p string) string {
 	return "/" + strings.Join(parts, "/")
 }
 
-// checkSectionConfig is SectionConfig's check_config itself.
+// checkSectionConfig is SectionConfig's check_config itself, with
+// check_value's refusals and decode_value's content, nodes and format.
+// pve-common src/PVE/SectionConfig.pm check_config, check_value;
+// pve-storage src/PVE/Storage/Plugin.pm decode_value.
 func checkSectionConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
 	out := &storageSettings{values: map[string]string{}}
 	for _, k := range sortedKeys(params) {
