@@ -305,7 +305,9 @@ func (s *Sim) updateStorage(c *call) (any, error) {
 		case o.fixed:
 			return nil, fail(errorf("unable to delete fixed option '%s'", k))
 		}
-		if _, given := params[k]; given {
+		// Checked against check_config's result: a format it dropped is
+		// not set.
+		if _, given := params[k]; given && (k != "format" || !set.formatDropped) {
 			return nil, fail(errorf("cannot set and delete property '%s' at the same time!", k))
 		}
 	}

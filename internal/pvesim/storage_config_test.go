@@ -92,6 +92,9 @@ func TestStorageConfigCreateRefusals(t *testing.T) {
 		{[]string{"storage", "p1", "type", "pbs", "server", "pbs.example"}, 500, "missing value for required option 'datastore'"},
 		{[]string{"storage", "local", "type", "dir", "path", "/var/lib/vz"}, 500, "create storage failed: storage ID 'local' already defined"},
 		{[]string{"storage", "l", "type", "dir", "path", "/srv/l"}, 400, "Parameter verification failed."},
+		// prune-backups is checked by its format (pve-storage
+		// src/PVE/Storage/Plugin.pm validate_prune_backups)
+		{[]string{"storage", "d1", "type", "dir", "path", "/srv/d1", "prune-backups", "keep-all=1,keep-last=2"}, 400, "Parameter verification failed."},
 		// content types the type does not hold are dropped; none left and
 		// no 'none' for the type
 		{[]string{"storage", "t1", "type", "lvmthin", "vgname", "pve", "thinpool", "data", "content", "iso"}, 500, "storage does not support content type 'none'"},
