@@ -254,3 +254,21 @@ func TestStorageConfigSecretsNotLogged(t *testing.T) {
 		}
 	}
 }
+
+// A storage seeded through the model without Config or Secrets maps can
+// be changed and deleted through the API.
+func TestStorageConfigSeededWithoutMaps(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.Storages = append(c.Storages, &Storage{ID: "seeded", Type: "pbs", Content: []string{"backup"}, Shared: true, Capacity: tib})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, http.MethodPut, "/storage/seeded", form("password", "pw", "namespace", "ns1")).wantOK(t)
+	if cfg := readStorage(t, e, "seeded"); cfg["namespace"] != "ns1" || cfg["password"] != nil {
+		t.Errorf("seeded = %s", jsonText(cfg))
+	}
+	e.call(t, http.MethodDelete, "/storage/seeded", nil).wantOK(t)
+}
