@@ -207,6 +207,13 @@ func TestStorageConfigPBSAutogenOnUpdate(t *testing.T) {
 	if cfg := readStorage(t, e, "pbs2"); cfg["encryption-key"] != "1" {
 		t.Errorf("encryption-key = %v", cfg["encryption-key"])
 	}
+	// A key given with delete=encryption-key is set (the hook's options
+	// are applied after the deletions, Config.pm update).
+	e.call(t, http.MethodPut, "/storage/pbs2", form("encryption-key", `{"data":"eQ==","fingerprint":"aa:bb"}`,
+		"delete", "encryption-key")).wantOK(t)
+	if cfg := readStorage(t, e, "pbs2"); cfg["encryption-key"] != "aa:bb" {
+		t.Errorf("encryption-key = %v", cfg["encryption-key"])
+	}
 	e.call(t, http.MethodPut, "/storage/pbs2", form("server", "other")).
 		wantStatus(t, 500, "update storage failed: can't change value of fixed parameter 'server'")
 }
