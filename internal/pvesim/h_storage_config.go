@@ -68,11 +68,16 @@ func (s *Sim) createStorage(c *call) (any, error) {
 	}
 	t := s.storageTypesOf()[typ]
 	if t == nil {
-		// pve-common src/PVE/SectionConfig.pm lookup (a type of the
-		// schema's enum this simulator does not model: 8.4's glusterfs).
+		// pve-common src/PVE/SectionConfig.pm lookup (not reached: the
+		// schema's enum has the release's types).
 		return nil, errorf("unknown section type '%s'", typ)
 	}
 	sensitive := extractSensitive(t, params, nil)
+	if t.mountPath && !perlTruthy(params["path"]) {
+		// pve-storage src/PVE/Storage/NFSPlugin.pm, CIFSPlugin.pm,
+		// CephFSPlugin.pm check_config
+		params["path"] = "/mnt/pve/" + id
+	}
 	set, err := checkStorageConfig(t, params, true)
 	if err != nil {
 		return nil, err
@@ -142,7 +147,7 @@ func (s *Sim) storageAddHook(cl *Cluster, st *Storage, sensitive map[string]*str
 			st.Secrets["password"] = *p
 		}
 		if k := sensitive["encryption-key"]; k != nil {
-			key, err := s.pbsEncryptionKey(st, *k)
+			key, err := s.pbsEncryptionKey(st, st.Config, *k)
 			if err != nil {
 				return nil, err
 			}
@@ -184,7 +189,10 @@ func (s *Sim) storageAddHook(cl *Cluster, st *Storage, sensitive map[string]*str
 // is returned to the caller.
 // pve-storage src/PVE/Storage/PBSPlugin.pm on_add_hook, on_update_hook,
 // $autogen_encryption_key.
-func (s *Sim) pbsEncryptionKey(st *Storage, given string) (string, error) {
+// The fingerprint goes to opts: the new definition on create, the update's
+// options on update (set after the deletions, so a key given with
+// delete=encryption-key stays).
+func (s *Sim) pbsEncryptionKey(st *Storage, opts map[string]string, given string) (string, error) {
 	if given == "autogen" {
 		var data, fp [32]byte
 		randomBytes(data[:])
@@ -200,7 +208,7 @@ func (s *Sim) pbsEncryptionKey(st *Storage, given string) (string, error) {
 			"data": base64.StdEncoding.EncodeToString(data[:]), "fingerprint": strings.Join(parts, ":"),
 		})
 		st.Secrets["encryption-key"] = string(key)
-		st.Config["encryption-key"] = strings.Join(parts, ":")
+		opts["encryption-key"] = strings.Join(parts, ":")
 		return string(key), nil
 	}
 	var decoded map[string]any
@@ -215,7 +223,7 @@ func (s *Sim) pbsEncryptionKey(st *Storage, given string) (string, error) {
 	if fp == "" {
 		fp = "1"
 	}
-	st.Config["encryption-key"] = fp
+	opts["encryption-key"] = fp
 	return given, nil
 }
 
@@ -300,7 +308,9 @@ func (s *Sim) updateStorage(c *call) (any, error) {
 		case o.fixed:
 			return nil, fail(errorf("unable to delete fixed option '%s'", k))
 		}
-		if _, given := params[k]; given {
+		// Checked against check_config's result: a format it dropped is
+		// not set.
+		if _, given := params[k]; given && (k != "format" || !set.formatDropped) {
 			return nil, fail(errorf("cannot set and delete property '%s' at the same time!", k))
 		}
 	}
@@ -368,7 +378,7 @@ func (s *Sim) storageUpdateHook(cl *Cluster, st *Storage, set *storageSettings, 
 				delete(st.Secrets, "encryption-key")
 				delete(st.Config, "encryption-key")
 			} else {
-				key, err := s.pbsEncryptionKey(st, *k)
+				key, err := s.pbsEncryptionKey(st, set.values, *k)
 				if err != nil {
 					return nil, err
 				}
@@ -378,7 +388,7 @@ func (s *Sim) storageUpdateHook(cl *Cluster, st *Storage, set *storageSettings, 
 		if m, ok := sensitive["master-pubkey"]; ok {
 			setSecret(st, "master-pubkey", m)
 			if m != nil {
-				st.Config["master-pubkey"] = "1"
+				set.values["master-pubkey"] = "1"
 			}
 		}
 		return res, nil

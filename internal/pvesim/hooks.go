@@ -243,8 +243,13 @@ func (s *Sim) record(rec RequestRecord) {
 	_, _ = fmt.Fprintf(s.opts.AccessLog, "%s %s %s %s\n", rec.Method, rec.Path, status, rec.Duration)
 }
 
-// secretParams are never kept in the request log.
-var secretParams = []string{"password", "secret", "otp", "tfa-challenge", "ticket", "token"}
+// secretParams are never kept in the request log; keyring,
+// encryption-key and master-pubkey are the storages' sensitive properties
+// (pve-storage src/PVE/Storage/Plugin.pm sensitive_properties).
+var secretParams = []string{
+	"password", "secret", "otp", "tfa-challenge", "ticket", "token",
+	"keyring", "encryption-key", "master-pubkey",
+}
 
 func redactParams(params map[string][]string) map[string][]string {
 	out := make(map[string][]string, len(params))

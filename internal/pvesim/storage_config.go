@@ -33,10 +33,56 @@ type storageSettings struct {
 // taken out): on update a fixed option is refused even with its current
 // value; an option the type does not take is an "unexpected property"; on
 // create every required option must be given. Keys are checked in sorted
-// order (Perl's hash order is random).
+// order (Perl's hash order is random). Directory-like types check the
+// created path.
+// pve-storage src/PVE/Storage/DirPlugin.pm check_config.
+func checkStorageConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
+	out, err := checkSectionConfig(t, params, create)
+	if err != nil || !create || !t.dirPath {
+		return out, err
+	}
+	// pve-storage src/PVE/Storage/DirPlugin.pm check_config (BTRFSPlugin.pm
+	// check_config calls it): a created directory storage's path must be
+	// plain, and loses its trailing slashes (File::Spec canonpath).
+	p := out.values["path"]
+	if !plainPath(p) {
+		return nil, errorf("illegal path for directory storage: %s", p)
+	}
+	out.values["path"] = canonPath(p)
+	return out, nil
+}
+
+// plainPath is DirPlugin check_config's m|^/[-/a-zA-Z0-9_.@]+$|.
+func plainPath(p string) bool {
+	if len(p) < 2 || p[0] != '/' {
+		return false
+	}
+	for _, r := range p[1:] {
+		if !isAlnum(r) && !strings.ContainsRune("-/_.@", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// canonPath is File::Spec::Unix canonpath: repeated slashes and "."
+// components go, and the trailing slash ("/" stays).
+func canonPath(p string) string {
+	var parts []string
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		parts = append(parts, c)
+	}
+	return "/" + strings.Join(parts, "/")
+}
+
+// checkSectionConfig is SectionConfig's check_config itself, with
+// check_value's refusals and decode_value's content, nodes and format.
 // pve-common src/PVE/SectionConfig.pm check_config, check_value;
 // pve-storage src/PVE/Storage/Plugin.pm decode_value.
-func checkStorageConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
+func checkSectionConfig(t *storageType, params map[string]string, create bool) (*storageSettings, error) {
 	out := &storageSettings{values: map[string]string{}}
 	for _, k := range sortedKeys(params) {
 		v := params[k]
@@ -204,8 +250,9 @@ func (s *Sim) storageCfgDigest(cl *Cluster) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// insertStorage adds a storage to storage.cfg, keeping the list in PVE's
-// order of storage_ids (sorted ids) where it already is.
+// insertStorage adds a storage to storage.cfg at its place by id. PVE's
+// listings follow Perl's hash order (pve-storage src/PVE/Storage.pm
+// storage_ids), which has none; sorted ids keep the simulator's stable.
 func (c *Cluster) insertStorage(st *Storage) {
 	i := sort.Search(len(c.Storages), func(i int) bool { return c.Storages[i].ID > st.ID })
 	c.Storages = append(c.Storages, nil)
@@ -253,15 +300,17 @@ func defaultLocalStorage() *Storage {
 }
 
 // defaultStorageCapacity is the size a new storage's instances report.
-// Inferred: the simulator has no hardware behind a storage, so each type
-// gets a plausible size (INFERRED.md).
+// iSCSI, direct iSCSI and ESXi storages report no size at all (pve-storage
+// src/PVE/Storage/ISCSIPlugin.pm, ISCSIDirectPlugin.pm, ESXiPlugin.pm
+// status); for the others the simulator has no hardware behind the
+// storage, so each type gets a plausible size (inferred, INFERRED.md).
 func defaultStorageCapacity(typ string) int64 {
 	switch typ {
 	case "dir", "btrfs":
 		return 100 * gib
 	case "lvm", "lvmthin", "zfspool":
 		return 500 * gib
-	case "esxi":
+	case "iscsi", "iscsidirect", "esxi":
 		return 0
 	default:
 		return 2 * tib

@@ -92,6 +92,9 @@ func TestStorageConfigCreateRefusals(t *testing.T) {
 		{[]string{"storage", "p1", "type", "pbs", "server", "pbs.example"}, 500, "missing value for required option 'datastore'"},
 		{[]string{"storage", "local", "type", "dir", "path", "/var/lib/vz"}, 500, "create storage failed: storage ID 'local' already defined"},
 		{[]string{"storage", "l", "type", "dir", "path", "/srv/l"}, 400, "Parameter verification failed."},
+		// prune-backups is checked by its format (pve-storage
+		// src/PVE/Storage/Plugin.pm validate_prune_backups)
+		{[]string{"storage", "d1", "type", "dir", "path", "/srv/d1", "prune-backups", "keep-all=1,keep-last=2"}, 400, "Parameter verification failed."},
 		// content types the type does not hold are dropped; none left and
 		// no 'none' for the type
 		{[]string{"storage", "t1", "type", "lvmthin", "vgname", "pve", "thinpool", "data", "content", "iso"}, 500, "storage does not support content type 'none'"},
@@ -295,7 +298,12 @@ func TestStorageConfigDelete(t *testing.T) {
 	if len(vols) != 1 {
 		t.Errorf("volumes after re-create = %+v", vols)
 	}
-	// 'local' comes back as parse_config's default.
+	// 'local' takes no node restriction (parse_config drops it) and comes
+	// back as parse_config's default when deleted.
+	e.call(t, http.MethodPut, "/storage/local", form("nodes", "pve1")).wantOK(t)
+	if cfg := readStorage(t, e, "local"); cfg["nodes"] != nil {
+		t.Errorf("local nodes = %v", cfg["nodes"])
+	}
 	e.call(t, http.MethodDelete, "/storage/local", nil).wantOK(t)
 	if cfg := readStorage(t, e, "local"); cfg["path"] != "/var/lib/vz" || cfg["content"] != "backup,images,iso,rootdir,snippets,vztmpl" {
 		t.Errorf("local = %s", jsonText(cfg))
@@ -322,6 +330,21 @@ func TestStorageConfigPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.call(t, http.MethodGet, "/storage/s1", nil, bob).wantOK(t)
+	// Datastore.Audit lists a storage but does not read its definition.
+	if err := e.sim.Update(func(c *Cluster) error {
+		c.Access.node("/storage/s1").grant(aclUser, "bob@pve", "PVEAuditor", true)
+		delete(c.Access.node("/storage/s1").members(aclUser)["bob@pve"], "PVEDatastoreAdmin")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.call(t, http.MethodGet, "/storage/s1", nil, bob).
+		wantStatus(t, 403, "Permission check failed (/storage/s1, Datastore.Allocate)")
+	var list []map[string]any
+	e.call(t, http.MethodGet, "/storage", nil, bob).decode(t, &list)
+	if len(list) != 1 || list[0]["storage"] != "s1" {
+		t.Errorf("bob's index = %s", jsonText(list))
+	}
 	e.call(t, http.MethodDelete, "/storage/s1", nil, bob).
 		wantStatus(t, 403, "Permission check failed (/storage, Datastore.Allocate)")
 }
@@ -343,4 +366,46 @@ func TestStorageConfigRelease84(t *testing.T) {
 	if cfg := readStorage(t, e9, "d1"); cfg["snapshot-as-volume-chain"] != float64(1) {
 		t.Errorf("snapshot-as-volume-chain = %v", cfg["snapshot-as-volume-chain"])
 	}
+}
+
+// NFS, CIFS and CephFS storages created without path mount on
+// /mnt/pve/<id>; a directory storage's path must be plain and loses its
+// trailing slash (pve-storage src/PVE/Storage/NFSPlugin.pm, CIFSPlugin.pm,
+// CephFSPlugin.pm, DirPlugin.pm check_config).
+func TestStorageConfigPaths(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/storage", form("storage", "nas", "type", "nfs", "server", "192.0.2.50",
+		"export", "/export/pve")).wantOK(t)
+	e.call(t, http.MethodPost, "/storage", form("storage", "cfs", "type", "cephfs")).wantOK(t)
+	for id, want := range map[string]string{"nas": "/mnt/pve/nas", "cfs": "/mnt/pve/cfs"} {
+		if cfg := readStorage(t, e, id); cfg["path"] != want {
+			t.Errorf("%s path = %v", id, cfg["path"])
+		}
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "d1", "type", "dir", "path", "/srv//d1/./x/")).wantOK(t)
+	if cfg := readStorage(t, e, "d1"); cfg["path"] != "/srv/d1/x" {
+		t.Errorf("dir path = %v", cfg["path"])
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "d2", "type", "btrfs", "path", "/srv/my data")).
+		wantStatus(t, 500, "illegal path for directory storage: /srv/my data")
+}
+
+// PVE 8.4 has GlusterFS storages: shared, mounted on /mnt/pve/<id>, the
+// volume fixed (PVE 8's pve-storage src/PVE/Storage/GlusterfsPlugin.pm).
+func TestStorageConfigGlusterfs84(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PVEVersion: "8.4"})
+	e.call(t, http.MethodPost, "/storage", form("storage", "gfs", "type", "glusterfs", "server", "192.0.2.60",
+		"volume", "gv0", "content", "images,iso")).wantOK(t)
+	cfg := readStorage(t, e, "gfs")
+	if cfg["path"] != "/mnt/pve/gfs" || cfg["shared"] != float64(1) || cfg["content"] != "images,iso" {
+		t.Errorf("glusterfs = %s", jsonText(cfg))
+	}
+	e.call(t, http.MethodPost, "/storage", form("storage", "gfs2", "type", "glusterfs", "server", "192.0.2.60")).
+		wantStatus(t, 500, "missing value for required option 'volume'")
+	e.call(t, http.MethodPut, "/storage/gfs", form("server2", "192.0.2.61", "server", "192.0.2.62")).wantOK(t)
+	e9 := newEnv(t, Options{})
+	e9.call(t, http.MethodPost, "/storage", form("storage", "gfs", "type", "glusterfs", "volume", "gv0")).
+		wantStatus(t, 400, "Parameter verification failed.")
 }

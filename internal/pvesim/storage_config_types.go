@@ -39,6 +39,12 @@ type storageType struct {
 	// shared: the type is in @SHARED_STORAGE, always shared
 	// (pve-storage src/PVE/Storage/Plugin.pm parse_config).
 	shared bool
+	// mountPath: a created storage without path gets /mnt/pve/<id>
+	// (NFSPlugin.pm, CIFSPlugin.pm, CephFSPlugin.pm check_config).
+	mountPath bool
+	// dirPath: a created storage's path is checked and made canonical
+	// (DirPlugin.pm check_config, which BTRFSPlugin.pm check_config calls).
+	dirPath bool
 }
 
 // storageKeyKinds are the types of the properties that are not strings
@@ -67,7 +73,7 @@ var storageTypes91 = map[string]*storageType{
 			"preallocation": optional, "snapshot-as-volume-chain": fixedOptional,
 		},
 		content: allContent, defContent: []string{"images", "rootdir"},
-		formats: []string{"raw", "qcow2", "vmdk", "subvol"},
+		formats: []string{"raw", "qcow2", "vmdk", "subvol"}, dirPath: true,
 	},
 	"nfs": {
 		options: map[string]storageOpt{
@@ -78,7 +84,7 @@ var storageTypes91 = map[string]*storageType{
 			"preallocation": optional, "snapshot-as-volume-chain": fixedOptional,
 		},
 		content:    []string{"images", "rootdir", "vztmpl", "iso", "backup", "snippets", "import"},
-		defContent: []string{"images"}, formats: []string{"raw", "qcow2", "vmdk"}, shared: true,
+		defContent: []string{"images"}, formats: []string{"raw", "qcow2", "vmdk"}, shared: true, mountPath: true,
 	},
 	"cifs": {
 		options: map[string]storageOpt{
@@ -91,7 +97,7 @@ var storageTypes91 = map[string]*storageType{
 		},
 		content:    []string{"images", "rootdir", "vztmpl", "iso", "backup", "snippets", "import"},
 		defContent: []string{"images"}, formats: []string{"raw", "qcow2", "vmdk"},
-		sensitive: []string{"password"}, shared: true,
+		sensitive: []string{"password"}, shared: true, mountPath: true,
 	},
 	"lvm": {
 		options: map[string]storageOpt{
@@ -158,7 +164,7 @@ var storageTypes91 = map[string]*storageType{
 			"prune-backups": optional, "max-protected-backups": optional, "fs-name": optional,
 		},
 		content:    []string{"vztmpl", "iso", "backup", "snippets", "import"},
-		defContent: []string{"backup"}, sensitive: []string{"keyring"}, shared: true,
+		defContent: []string{"backup"}, sensitive: []string{"keyring"}, shared: true, mountPath: true,
 	},
 	"pbs": {
 		options: map[string]storageOpt{
@@ -178,6 +184,7 @@ var storageTypes91 = map[string]*storageType{
 			"create-base-path": optional, "create-subdirs": optional, "preallocation": optional,
 		},
 		content: allContent, defContent: []string{"images", "rootdir"}, formats: []string{"raw", "subvol"},
+		dirPath: true,
 	},
 	"esxi": {
 		options: map[string]storageOpt{
@@ -195,7 +202,8 @@ var storageTypes91 = map[string]*storageType{
 // 'snapshot-as-volume-chain' (dir, nfs, cifs, lvm) and LVM's
 // 'saferemove-stepsize' (both absent from PVE 8.4's schema of POST
 // /storage). Which 8.4 types took maxfiles is inferred (INFERRED.md): the
-// types with prune-backups but pbs, which never had it.
+// types with prune-backups but pbs, which never had it. 8.4 also has
+// glusterfs.
 var storageTypes84 = func() map[string]*storageType {
 	out := map[string]*storageType{}
 	for name, t := range storageTypes91 {
@@ -211,6 +219,21 @@ var storageTypes84 = func() map[string]*storageType {
 			c.options["maxfiles"] = optional
 		}
 		out[name] = &c
+	}
+	// GlusterFS, gone in 9.0 (pve-storage debian/changelog 9.0.0): PVE 8's
+	// src/PVE/Storage/GlusterfsPlugin.pm plugindata, options and
+	// check_config; in PVE 8's @SHARED_STORAGE (inferred, INFERRED.md).
+	out["glusterfs"] = &storageType{
+		options: map[string]storageOpt{
+			"path": fixedRequired, "server": optional, "server2": optional, "volume": fixedRequired,
+			"transport": optional, "nodes": optional, "disable": optional, "maxfiles": optional,
+			"prune-backups": optional, "max-protected-backups": optional, "content": optional,
+			"format": optional, "mkdir": optional, "create-base-path": optional, "create-subdirs": optional,
+			"bwlimit": optional, "preallocation": optional,
+		},
+		content:    []string{"images", "vztmpl", "iso", "backup", "snippets", "import"},
+		defContent: []string{"images"}, formats: []string{"raw", "qcow2", "vmdk"},
+		shared: true, mountPath: true,
 	}
 	return out
 }()
