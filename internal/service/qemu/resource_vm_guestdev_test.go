@@ -1,0 +1,121 @@
+package qemu_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// W49: under an API token (even root@pam's) a raw USB host device is
+// refused at plan time, naming the attribute and the mapping alternative;
+// "spice" and a mapping plan cleanly.
+func TestVMUSBRawHostRefusedUnderToken(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	vm := func(usb map[string]map[string]any) map[string]any {
+		return map[string]any{"node": "pve1", "name": "usb", "started": false, "usb_devices": usb}
+	}
+	diags := p.PlanCreate(t, "pve_vm", vm(map[string]map[string]any{"usb0": {"host": "046d:c52b", "usb3": true}}))
+	acctest.WantError(t, diags, "", regexp.MustCompile(`Raw USB Passthrough Needs root@pam: [\s\S]*usb0[\s\S]*pve_usb_mapping[\s\S]*Mapping\.Use on /mapping/usb/NAME[\s\S]*mapping = "NAME"`))
+	for _, d := range diags {
+		if d.Severity == tfprotov6.DiagnosticSeverityError && !strings.Contains(fmt.Sprint(d.Attribute), "usb_devices") {
+			t.Errorf("the refusal names %v, want usb_devices[usb0].host", d.Attribute)
+		}
+	}
+	for _, usb := range []map[string]any{{"host": "spice"}, {"mapping": "stick"}} {
+		for _, d := range p.PlanCreate(t, "pve_vm", vm(map[string]map[string]any{"usb0": usb})) {
+			if d.Severity == tfprotov6.DiagnosticSeverityError {
+				t.Errorf("usb0 = %v: %s: %s", usb, d.Summary, d.Detail)
+			}
+		}
+	}
+}
+
+func guestDevVM(usb, virtiofs string) string {
+	return fmt.Sprintf(`
+  node    = "pve1"
+  name    = "tfacc-devices"
+  machine = "q35"
+  os_type = "l26"
+  started = false
+  usb_devices = {
+%s
+  }
+  virtiofs = {
+%s
+  }
+`, usb, virtiofs)
+}
+
+// USB devices and virtio-fs shares are added, changed in place and removed
+// (the slot's key deleted); a host device works as root@pam and its id
+// spelled another way plans nothing; a slot added outside Terraform is left
+// alone; an import reads every slot and plans nothing.
+func TestAccVM_usbAndVirtiofs(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewWithPassword(t)
+	if acctest.IsLive() {
+		t.Skip("needs USB and directory resource mappings on the node")
+	}
+	vm := newVMRef(tg)
+	update := resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)}}
+	final := guestDevVM(`    usb0 = { mapping = "stick", usb3 = true }`, `    virtiofs0 = { mapping = "share", cache = "never", expose_acl = true }`)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{
+				Config: vmConfig(tg, guestDevVM(
+					`    usb0 = { mapping = "stick" }
+    usb1 = { host = "0x046D:0xC52B" }`,
+					`    virtiofs0 = { mapping = "share" }
+    virtiofs1 = { mapping = "logs", direct_io = true }`)),
+				ConfigStateChecks: []statecheck.StateCheck{
+					vm.record(),
+					vm.configHas(map[string]string{"usb0": "mapping=stick", "usb1": "0x046D:0xC52B", "virtiofs0": "share", "virtiofs1": "logs,direct-io=1"}),
+				},
+			},
+			{
+				// Changed in place; usb1 and virtiofs1 removed.
+				Config:            vmConfig(tg, final),
+				ConfigPlanChecks:  update,
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"usb0": "mapping=stick,usb3=1", "usb1": "", "virtiofs0": "share,cache=never,expose-acl=1", "virtiofs1": ""})},
+			},
+			{
+				// Added behind Terraform's back: never read, never deleted.
+				PreConfig: func() {
+					if err := tg.Client.UpdateGuestConfig(context.Background(), vm.Node, pveapi.GuestTypeQemu, vm.VMID, url.Values{"usb2": {"mapping=kbd"}, "virtiofs2": {"other"}}); err != nil {
+						t.Fatalf("add usb2 outside Terraform: %v", err)
+					}
+				},
+				Config:            vmConfig(tg, final),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"usb2": "mapping=kbd", "virtiofs2": "other"})},
+			},
+			{
+				Config: vmConfig(tg, guestDevVM(`    usb0 = { mapping = "stick", usb3 = true }
+    usb2 = { mapping = "kbd" }`, `    virtiofs0 = { mapping = "share", cache = "never", expose_acl = true }
+    virtiofs2 = { mapping = "other" }`)),
+				ResourceName:      vmAddr,
+				ImportState:       true,
+				ImportStateKind:   resource.ImportBlockWithID,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
