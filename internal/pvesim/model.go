@@ -35,6 +35,8 @@ type Cluster struct {
 	Replication *ReplicationState
 	// BackupJobs are jobs.cfg's vzdump jobs (backup_jobs.go).
 	BackupJobs *BackupJobs
+	// Mappings are the hardware mapping files (mapping.go).
+	Mappings *MappingState
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

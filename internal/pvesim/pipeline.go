@@ -197,14 +197,19 @@ func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method,
 			message: fmt.Sprintf("Method '%s %s' not implemented", r.Method, rel),
 		})
 	}
-	return s.dispatch(rel, m, rt, vars, params, user, cr.apiToken != "")
+	decoded := r.ContentLength > 0 && mediaType(r.Header.Get("Content-Type")) == jsonType
+	return s.dispatch(rel, m, rt, vars, params, user, cr.apiToken != "", decoded)
 }
 
 // pve-manager PVE/HTTPServer.pm rest_handler: duplicate path parameters,
 // the API token restriction, check_api2_permissions, proxyto, then
 // pve-common src/PVE/JSONSchema.pm validate and the handler.
+//
+// decoded says the parameters came from a JSON body: a key with several
+// values was a JSON array, which an array parameter (a mapping's "map")
+// takes as its list, where form data joins repeated keys into one value.
 func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]string,
-	params map[string][]string, user identity, viaToken bool,
+	params map[string][]string, user identity, viaToken, decoded bool,
 ) reply {
 	dup := map[string]string{}
 	for k, v := range vars {
@@ -249,7 +254,11 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 			return errorReply(asAPIError(err))
 		}
 	}
-	if errs := m.Validate(params); len(errs) > 0 {
+	validate := m.Validate
+	if decoded {
+		validate = m.ValidateDecoded
+	}
+	if errs := validate(params); len(errs) > 0 {
 		return errorReply(asAPIError(paramError(errs)))
 	}
 

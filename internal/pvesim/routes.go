@@ -173,6 +173,7 @@ func (s *Sim) registerRoutes() {
 	s.registerHAResourceRoutes()
 	s.registerReplicationRoutes()
 	s.registerBackupJobRoutes()
+	s.registerMappingRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -37,6 +37,7 @@ func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 		HA:          newHAState(),
 		Replication: newReplicationState(),
 		BackupJobs:  newBackupJobs(),
+		Mappings:    newMappingState(),
 		conf:        conf,
 	}
 	for i := 1; i <= nodes; i++ {
