@@ -17,6 +17,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/service/access"
 )
 
 // W49: under an API token (even root@pam's) a raw USB host device is
@@ -117,5 +118,40 @@ func TestAccVM_usbAndVirtiofs(t *testing.T) {
 				},
 			},
 		},
+	})
+}
+
+func mappedDevicesVM(tg *acctest.Target) string {
+	return vmConfig(tg, guestDevVM(`    usb0 = { mapping = "stick", usb3 = true }`, `    virtiofs0 = { mapping = "share" }`))
+}
+
+// W49: a token holding the default features' privileges and
+// usb_dir_mapping's passes USB devices and directories through mappings;
+// without usb_dir_mapping PVE refuses, and the error names the privilege
+// and the mapping's path.
+func TestAccVM_mappedDevicesPrivileges(t *testing.T) {
+	t.Parallel()
+	privileges := func(features ...string) []string {
+		res, err := access.Compute(access.PVE9, append(access.DefaultFeatureNames(), features...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Privileges
+	}
+	tg := acctest.NewRestricted(t, "9.1", privileges())
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:      mappedDevicesVM(tg),
+			ExpectError: regexp.MustCompile(`Mapping\.Use[\s\S]*/mapping/(usb|dir)/`),
+		}},
+	})
+	tg = acctest.NewRestricted(t, "9.1", privileges("usb_dir_mapping"))
+	vm := newVMRef(tg)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{{
+			Config:            mappedDevicesVM(tg),
+			ConfigStateChecks: []statecheck.StateCheck{vm.record(), vm.configHas(map[string]string{"usb0": "mapping=stick,usb3=1", "virtiofs0": "share"})},
+		}},
 	})
 }
