@@ -155,3 +155,36 @@ func TestAccVM_mappedDevicesPrivileges(t *testing.T) {
 		}},
 	})
 }
+
+// PVE 8.4 has virtio-fs and USB mappings too: both are written, changed in
+// place and imported as on 9.x.
+func TestAccVM_pve84MappedDevices(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "8.4")
+	vm := newVMRef(tg)
+	changed := vmConfig(tg, guestDevVM(`    usb0 = { mapping = "stick" }`, `    virtiofs0 = { mapping = "share", cache = "metadata", direct_io = true }`))
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{
+				Config:            mappedDevicesVM(tg),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record(), vm.configHas(map[string]string{"usb0": "mapping=stick,usb3=1", "virtiofs0": "share"})},
+			},
+			{
+				Config:            changed,
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)}},
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"usb0": "mapping=stick", "virtiofs0": "share,cache=metadata,direct-io=1"})},
+			},
+			{
+				Config:            changed,
+				ResourceName:      vmAddr,
+				ImportState:       true,
+				ImportStateKind:   resource.ImportBlockWithID,
+				ImportStateIdFunc: func(*terraform.State) (string, error) { return strconv.Itoa(vm.VMID), nil },
+				ImportPlanChecks: resource.ImportPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
+				},
+			},
+		},
+	})
+}
