@@ -17,6 +17,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 	"github.com/proxops/terraform-provider-pve/internal/service/access"
 )
 
@@ -184,6 +185,48 @@ func TestAccVM_pve84MappedDevices(t *testing.T) {
 				ImportPlanChecks: resource.ImportPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionNoop)},
 				},
+			},
+		},
+	})
+}
+
+// A running VM starts with its USB and directory mappings present on the
+// node, and takes changes to both in place; with a mapping missing PVE
+// configures the VM and fails its start, which the apply reports.
+func TestAccVM_mappedDevicesRunning(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if tg.Sim == nil {
+		t.Skip("seeds mappings in the simulator")
+	}
+	running := func(usb, fs string) string {
+		return vmConfig(tg, strings.Replace(guestDevVM(usb, fs), "started = false", "started = true", 1))
+	}
+	vm := newVMRef(tg)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{
+			{
+				Config:      running(`    usb0 = { mapping = "stick" }`, `    virtiofs0 = { mapping = "share" }`),
+				ExpectError: regexp.MustCompile(`USB device mapping not found for 'stick'`),
+			},
+			{
+				PreConfig: func() {
+					if err := tg.Sim.Update(func(c *pvesim.Cluster) error {
+						c.Mappings.Put(pvesim.MappingUSB, &pvesim.Mapping{ID: "stick", Map: []string{"node=pve1,id=1234:5678"}})
+						c.Mappings.Put(pvesim.MappingDir, &pvesim.Mapping{ID: "share", Map: []string{"node=pve1,path=/srv/share"}})
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:            running(`    usb0 = { mapping = "stick" }`, `    virtiofs0 = { mapping = "share" }`),
+				ConfigStateChecks: []statecheck.StateCheck{vm.record(), vm.configHas(map[string]string{"usb0": "mapping=stick", "virtiofs0": "share"})},
+			},
+			{
+				Config:            running(`    usb0 = { mapping = "stick", usb3 = true }`, `    virtiofs0 = { mapping = "share", cache = "never" }`),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vmAddr, plancheck.ResourceActionUpdate)}},
+				ConfigStateChecks: []statecheck.StateCheck{vm.configHas(map[string]string{"usb0": "mapping=stick,usb3=1", "virtiofs0": "share,cache=never"})},
 			},
 		},
 	})
