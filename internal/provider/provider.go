@@ -20,6 +20,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/service/ha"
 	"github.com/proxops/terraform-provider-pve/internal/service/lxc"
+	"github.com/proxops/terraform-provider-pve/internal/service/mapping"
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
@@ -126,6 +127,9 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		ha.NewRuleResource,
 		ha.NewHAResourceResource,
 		replication.NewJobResource,
+		mapping.NewPCIMappingResource,
+		mapping.NewUSBMappingResource,
+		mapping.NewDirMappingResource,
 		backupjob.NewBackupJobResource,
 	}
 }

@@ -317,3 +317,13 @@ func TestPostWithoutParamsIsNotChunked(t *testing.T) {
 		t.Fatalf("transfer encoding %v, content lengths %v; want no chunking and length 0", chunked, lengths)
 	}
 }
+
+// Form data cannot carry a list (pveproxy joins repeated keys with NUL):
+// a parameter with several values goes as a JSON array.
+func TestEncodeBodyRepeatedKeyGoesAsJSON(t *testing.T) {
+	t.Parallel()
+	body, ct, err := encodeBody(url.Values{"id": {"gpu"}, "map": {"node=a,path=/x", "node=b,path=/y"}})
+	if err != nil || ct != "application/json" || string(body) != `{"id":"gpu","map":["node=a,path=/x","node=b,path=/y"]}` {
+		t.Fatalf("json: %q %q %v", body, ct, err)
+	}
+}

@@ -211,10 +211,16 @@ func reasonPhrase(statusLine string, status int) string {
 // pair with an empty value ("comment=" means "comment not given"), so a
 // request that must send an empty string, such as clearing a pool's
 // comment, goes as a JSON object, which PVE decodes without that loss.
+// A parameter with several values (an array parameter such as a
+// mapping's "map") goes as JSON too: the form decoder joins repeated keys
+// into one NUL-separated value, which PVE then takes as one item.
 // Everything else stays form-encoded, as PVE's own clients send it.
 func encodeBody(params url.Values) (body []byte, contentType string, err error) {
 	needsJSON := false
 	for _, values := range params {
+		if len(values) > 1 {
+			needsJSON = true
+		}
 		for _, v := range values {
 			if v == "" {
 				needsJSON = true

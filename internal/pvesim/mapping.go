@@ -136,3 +136,15 @@ func (cl *Cluster) mappingEntries(kind, id, node string) ([]map[string]string, b
 	}
 	return cl.Mappings.nodeEntries(kind, id, node)
 }
+
+// mappingEntry is the mapping's first entry for the node, the one a
+// directory mapping has (Dir.pm find_on_current_node) and a USB or PCI
+// guest device starts with; ok is false when the mapping does not exist
+// or has no entry for the node.
+func (cl *Cluster) mappingEntry(kind, id, node string) (map[string]string, bool) {
+	entries, ok := cl.mappingEntries(kind, id, node)
+	if !ok || len(entries) == 0 {
+		return nil, false
+	}
+	return entries[0], true
+}

@@ -285,6 +285,12 @@ func TestMappingEntriesForGuests(t *testing.T) {
 		if _, ok := cl.mappingEntries(MappingUSB, "gpu0", "pve1"); ok {
 			t.Errorf("usb gpu0 exists")
 		}
+		if e, ok := cl.mappingEntry(MappingPCI, "gpu0", "pve2"); !ok || e["subsystem-id"] != "1458:403b" {
+			t.Errorf("pve2 entry = %v %v", e, ok)
+		}
+		if _, ok := cl.mappingEntry(MappingPCI, "gpu0", "pve3"); ok {
+			t.Errorf("pve3 has an entry")
+		}
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -303,4 +309,15 @@ func TestMappingFormJoinsEntries(t *testing.T) {
 	if a.status != http.StatusBadRequest || a.errors["map[0]"] == "" {
 		t.Fatalf("repeated form map: %d %v", a.status, a.errors)
 	}
+}
+
+// Each kind is its own file (mapping/pci.cfg, usb.cfg, directory.cfg):
+// a change to a USB mapping leaves the PCI file's digest as it was.
+func TestMappingDigestPerFile(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/mapping/pci", form("id", "gpu0", "map", gpuEntry1)).wantOK(t)
+	digest := mappingRead(t, e, "pci", "gpu0")["digest"].(string)
+	e.call(t, http.MethodPost, "/cluster/mapping/usb", form("id", "key0", "map", "node=pve1,id=0529:0001")).wantOK(t)
+	e.call(t, http.MethodPut, "/cluster/mapping/pci/gpu0", form("map", gpuEntry2, "digest", digest)).wantOK(t)
 }

@@ -303,6 +303,18 @@ var Features = []Feature{
 			{Privileges: []string{"Datastore.Allocate"}, Path: "/storage", Note: "create, change, delete a job", Only: PVE84},
 		},
 	},
+	{
+		// pve-manager PVE/API2/Cluster/Mapping/{PCI,USB,Dir}.pm: create and
+		// delete check Mapping.Modify on /mapping/<kind>, update on
+		// /mapping/<kind>/<id>, read any of Mapping.Audit, Use, Modify on
+		// /mapping/<kind>/<id>. API tokens are allowed; no root needed.
+		Name:    "hardware_mappings",
+		Summary: "`pve_pci_mapping`, `pve_usb_mapping`, `pve_dir_mapping`: defining the mappings guests use.",
+		Grants: []Grant{
+			{Privileges: []string{"Mapping.Audit"}, Path: "/mapping/{kind}/{mapping}", Note: "read a mapping (or Mapping.Use)"},
+			{Privileges: []string{"Mapping.Modify"}, Path: "/mapping/{kind}", Note: "create and delete a mapping (`pci`, `usb`, `dir`); it also covers changes and reads below it"},
+		},
+	},
 }
 
 // FeatureNames lists every feature name, in table order.

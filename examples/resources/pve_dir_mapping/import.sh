@@ -1,0 +1,2 @@
+# A directory mapping is imported by its id.
+terraform import pve_dir_mapping.datasets datasets

@@ -1,0 +1,2 @@
+# A PCI mapping is imported by its id.
+terraform import pve_pci_mapping.gpu gpu

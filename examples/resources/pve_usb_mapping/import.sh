@@ -1,0 +1,2 @@
+# A USB mapping is imported by its id.
+terraform import pve_usb_mapping.dongle dongle
