@@ -231,3 +231,37 @@ func TestAccVM_mappedDevicesRunning(t *testing.T) {
 		},
 	})
 }
+
+// The mappings and the VM that uses them in one configuration: the VM
+// starts once pve_usb_mapping and pve_dir_mapping exist on its node.
+func TestAccVM_devicesWithMappingResources(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	if acctest.IsLive() {
+		t.Skip("needs a USB device and a directory on the node")
+	}
+	vm := newVMRef(tg)
+	mappings := `
+resource "pve_usb_mapping" "stick" {
+  id  = "tfacc-stick"
+  map = { pve1 = { id = "1234:5678" } }
+}
+
+resource "pve_dir_mapping" "share" {
+  id  = "tfacc-share"
+  map = { pve1 = { path = "/srv/share" } }
+}
+`
+	body := strings.Replace(guestDevVM(`    usb0 = { mapping = pve_usb_mapping.stick.id }`, `    virtiofs0 = { mapping = pve_dir_mapping.share.id, expose_xattr = true }`),
+		"started = false", "started = true", 1)
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: checkVMDestroyed(vm),
+		Steps: []resource.TestStep{{
+			Config: vmConfig(tg, body) + mappings,
+			ConfigStateChecks: []statecheck.StateCheck{
+				vm.record(),
+				vm.configHas(map[string]string{"usb0": "mapping=tfacc-stick", "virtiofs0": "tfacc-share,expose-xattr=1"}),
+			},
+		}},
+	})
+}
