@@ -33,6 +33,14 @@ func checkVMCreateDevicePerms(c *call, vmid int, pool string, params map[string]
 			}
 		}
 	}
+	// check_vm_create_dir_perm: virtiofs0 .. virtiofs9 in order.
+	for _, opt := range sortedKeys(params) {
+		if isVirtiofsKey(opt) {
+			if err := checkDirPerm(c, vmid, pool, opt, params[opt]); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -71,6 +79,10 @@ func checkVMUpdateDevicePerms(c *call, vmid int, set map[string]string, deletes 
 			if err := checkUSBPerm(c, vmid, "", opt, val); err != nil {
 				return err
 			}
+		case isVirtiofsKey(opt):
+			if err := checkDirPerm(c, vmid, "", opt, val); err != nil {
+				return err
+			}
 		}
 	}
 	for _, opt := range sortedKeys(set) {
@@ -90,6 +102,15 @@ func checkVMUpdateDevicePerms(c *call, vmid int, set map[string]string, deletes 
 				}
 			}
 			if err := checkUSBPerm(c, vmid, "", opt, set[opt]); err != nil {
+				return err
+			}
+		case isVirtiofsKey(opt):
+			if old := g.Config[opt]; old != "" {
+				if err := checkDirPerm(c, vmid, "", opt, old); err != nil {
+					return err
+				}
+			}
+			if err := checkDirPerm(c, vmid, "", opt, set[opt]); err != nil {
 				return err
 			}
 		}
@@ -121,6 +142,31 @@ func checkUSBPerm(c *call, vmid int, pool, opt, value string) error {
 		return errorf("either 'host' or 'mapping' must be set.")
 	}
 	return nil
+}
+
+// checkDirPerm is qemu-server src/PVE/API2/Qemu.pm check_dir_perm for a
+// caller other than root@pam: VM.Config.Disk on the VM, then Mapping.Use
+// on the directory mapping the value names. Like PVE, it does not ask
+// whether the mapping exists: that is checked when the VM starts
+// (PVE::QemuServer::Virtiofs assert_virtiofs_config).
+func checkDirPerm(c *call, vmid int, pool, opt, value string) error {
+	if err := c.checkVMPerm(vmid, pool, "VM.Config.Disk"); err != nil {
+		return err
+	}
+	fs, msg := c.cluster.conf.qemu.PropertyString(opt, value)
+	if msg != "" {
+		// Unreachable from the API: the schema's pve-qm-virtiofs format
+		// refuses a malformed value first, with this answer.
+		return paramError(map[string]string{opt: "invalid format - " + msg})
+	}
+	return c.check("/mapping/dir/"+fs["dirid"], false, "Mapping.Use")
+}
+
+// isVirtiofsKey is update_vm's ^virtiofs\d$: one digit, as many as
+// max_virtiofs (qemu-server src/PVE/QemuServer/Virtiofs.pm).
+func isVirtiofsKey(key string) bool {
+	rest, ok := strings.CutPrefix(key, "virtiofs")
+	return ok && len(rest) == 1 && rest[0] >= '0' && rest[0] <= '9'
 }
 
 // isNumberedKey reports whether key is prefix followed by digits only.

@@ -60,3 +60,33 @@ func TestW49AbsoluteDiskPathNeedsRootPam(t *testing.T) {
 		t.Errorf("root@pam refused a path: %s", a.body)
 	}
 }
+
+// W49: a virtiofs share needs VM.Config.Disk on the VM and Mapping.Use on
+// its directory mapping, at create, at update (the old value and the new
+// one) and at deletion; root@pam itself needs nothing. PVE does not ask
+// whether the mapping exists when the config is written (qemu-server
+// src/PVE/API2/Qemu.pm check_dir_perm, check_vm_create_dir_perm and
+// update_vm's loops; the mapping is looked up at VM start).
+func TestW49VirtiofsNeedsMappingUse(t *testing.T) {
+	t.Parallel()
+	e := aclEnv(t, "")
+	bob := withToken(bobCI)
+	e.createVM(t, "100")
+	e.call(t, http.MethodPut, "/access/acl", form("path", "/vms/100", "users", "bob@pve", "roles", "PVEVMAdmin")).wantOK(t)
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("virtiofs0", "share,cache=never"), bob).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/mapping/dir/share, Mapping.Use)")
+	e.call(t, http.MethodPut, "/access/acl", form("path", "/mapping/dir/share", "users", "bob@pve", "roles", "PVEMappingUser")).wantOK(t)
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("virtiofs0", "share,cache=never"), bob).wantOK(t)
+	// Moving the slot to another mapping needs Mapping.Use on both.
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("virtiofs0", "other"), bob).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/mapping/dir/other, Mapping.Use)")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("virtiofs1", "other")).wantOK(t)
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "virtiofs1"), bob).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/mapping/dir/other, Mapping.Use)")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "virtiofs0"), bob).wantOK(t)
+	// At create, with the pool-less VM path.
+	e.call(t, http.MethodPut, "/access/acl", form("path", "/vms/101", "users", "bob@pve", "roles", "PVEVMAdmin")).wantOK(t)
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "101", "virtiofs0", "other"), bob).
+		wantStatus(t, http.StatusForbidden, "Permission check failed (/mapping/dir/other, Mapping.Use)")
+	e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", "101", "virtiofs0", "share"), bob).wantOK(t)
+}

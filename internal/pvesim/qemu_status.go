@@ -216,6 +216,9 @@ func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
 	if err := checkStartVolumes(cl, g); err != nil {
 		return err
 	}
+	if err := checkStartMappings(cl, g); err != nil {
+		return err
+	}
 	if g.Config["bios"] == "ovmf" {
 		s.checkEFIVars(t, g)
 	}

@@ -44,3 +44,18 @@ variable "root_password" {
   sensitive = true
   ephemeral = true
 }
+
+# Host devices passed through to a container. PVE lets only root@pam, logged
+# in with a password, add, change or remove them.
+resource "pve_container" "zigbee" {
+  node        = "pve1"
+  hostname    = "zigbee2mqtt"
+  os_template = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
+
+  root_disk = { storage = "local-lvm", size = 4 }
+  network   = { net0 = { name = "eth0", bridge = "vmbr0" } }
+
+  devices = {
+    dev0 = { path = "/dev/ttyUSB0", mode = "0660", gid = 20 }
+  }
+}

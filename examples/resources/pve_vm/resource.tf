@@ -39,3 +39,25 @@ resource "pve_vm" "web" {
     create = "20m"
   }
 }
+
+# USB devices and shared directories through resource mappings (Datacenter >
+# Resource Mappings): an API token needs Mapping.Use on each mapping. A raw
+# host device (usb1 = { host = "046d:c52b" }) needs root@pam with a password.
+resource "pve_vm" "media" {
+  node    = "pve1"
+  name    = "media-1"
+  machine = "q35"
+  os_type = "l26"
+
+  disks   = { scsi0 = { storage = "local-lvm", size = 32 } }
+  network = { net0 = { bridge = "vmbr0" } }
+
+  usb_devices = {
+    usb0 = { mapping = "zigbee-stick", usb3 = true }
+  }
+
+  # Mounted in the guest by the mapping's name: mount -t virtiofs media /mnt/media
+  virtiofs = {
+    virtiofs0 = { mapping = "media", cache = "auto", expose_acl = true }
+  }
+}

@@ -239,6 +239,16 @@ var Features = []Feature{
 		},
 	},
 	{
+		Name:    "usb_dir_mapping",
+		Summary: "A VM's `usb_devices` and `virtiofs` through resource mappings.",
+		Grants: []Grant{
+			{Privileges: []string{"VM.Config.HWType"}, Path: guestPath, Note: "`usb_devices`"},
+			{Privileges: []string{"VM.Config.Disk"}, Path: guestPath, Note: "`virtiofs`"},
+			{Privileges: []string{"Mapping.Use"}, Path: "/mapping/usb/{mapping}", Note: "every USB mapping used"},
+			{Privileges: []string{"Mapping.Use"}, Path: "/mapping/dir/{mapping}", Note: "every directory mapping used"},
+		},
+	},
+	{
 		Name:    "ha_groups_rules",
 		Summary: "`pve_ha_group` (PVE 8) and `pve_ha_rule` (PVE 9).",
 		Grants: []Grant{

@@ -45,6 +45,7 @@ type containerModel struct {
 	RootDisk          *rootDiskModel             `tfsdk:"root_disk"`
 	MountPoints       map[string]mountPointModel `tfsdk:"mount_points"`
 	Network           map[string]nicModel        `tfsdk:"network"`
+	Devices           map[string]deviceModel     `tfsdk:"devices"`
 	Features          *featuresModel             `tfsdk:"features"`
 	DNS               *dnsModel                  `tfsdk:"dns"`
 	Console           *consoleModel              `tfsdk:"console"`
@@ -152,6 +153,9 @@ func (m *containerModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pv
 		return err
 	}
 	if m.Network, err = networkFromAPI(config, m.Network); err != nil {
+		return err
+	}
+	if m.Devices, err = devicesFromAPI(config); err != nil {
 		return err
 	}
 	if m.Features, err = featuresFromAPI(config, m.Features); err != nil {
@@ -305,6 +309,9 @@ func (m *containerModel) toCreate(password types.String) (url.Values, error) {
 		return nil, err
 	}
 	if err := nicSlots.AddToCreate(form, m.Network); err != nil {
+		return nil, err
+	}
+	if err := deviceSlots.AddToCreate(form, m.Devices); err != nil {
 		return nil, err
 	}
 	return form, nil

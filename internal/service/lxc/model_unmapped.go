@@ -30,7 +30,7 @@ var detectedKeys = map[string]bool{"arch": true, "ostype": true}
 // and NIC slot. unusedN (W24), raw lxc.* keys and every other key are not.
 func (r *containerResource) RepresentsConfigKey(key, _ string) bool {
 	return representedKeys[key] || detectedKeys[key] ||
-		wire.IsMountPointSlot(key) || wire.IsNetSlot(key)
+		wire.IsMountPointSlot(key) || wire.IsNetSlot(key) || wire.IsLXCDevSlot(key)
 }
 
 var _ guestops.ConfigOptionOwner = (*containerResource)(nil)
@@ -59,6 +59,8 @@ func (r *containerResource) UnmanagedOptions(key, value string) []string {
 		return driveOptionsOutside(value, mountPointOptions)
 	case wire.IsNetSlot(key):
 		return guestops.OptionsOutside(value, "", nicOptions...)
+	case wire.IsLXCDevSlot(key):
+		return guestops.OptionsOutside(value, wire.LXCDevPathKey, deviceOptions...)
 	case key == keyFeatures:
 		return guestops.OptionsOutside(value, "", featureOptions...)
 	}

@@ -69,6 +69,7 @@ func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyP
 	prior := r.warnReplacement(ctx, req.Private, state, plan, &resp.Diagnostics)
 	if client := r.api.Client; client != nil && (client.UsesAPIToken() || client.Principal() != rootPrincipal) {
 		guestops.AddIssues(&resp.Diagnostics, rootOnlyIssues(prior, plan, client.Principal()))
+		guestops.AddIssues(&resp.Diagnostics, deviceIssues(prior, plan, client.Principal()))
 	}
 	if resp.Diagnostics.HasError() || state == nil || unchanged {
 		return

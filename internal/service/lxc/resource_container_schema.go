@@ -121,6 +121,7 @@ func containerSchema(ctx context.Context) schema.Schema {
 			"root_disk":    rootDiskSchema(),
 			"mount_points": mountPointsSchema(),
 			"network":      networkSchema(),
+			"devices":      devicesSchema(),
 			"features":     featuresSchema(),
 			"dns":          dnsSchema(),
 			"console":      consoleSchema(),

@@ -60,6 +60,9 @@ func toUpdate(state, plan *containerModel, live pveapi.GuestConfig) (*configUpda
 	if _, err := nicSlots.Reconcile(u.delta, plan.Network, state.Network, live); err != nil {
 		return nil, err
 	}
+	if _, err := deviceSlots.Reconcile(u.delta, plan.Devices, state.Devices, live); err != nil {
+		return nil, err
+	}
 	return u, nil
 }
 

@@ -25,39 +25,41 @@ type vmModel struct {
 	// state (see guestops.Origin).
 	Origin guestops.Origin `tfsdk:"-"`
 
-	ID                types.String           `tfsdk:"id"`
-	Node              types.String           `tfsdk:"node"`
-	VMID              types.Int64            `tfsdk:"vmid"`
-	Name              types.String           `tfsdk:"name"`
-	Description       types.String           `tfsdk:"description"`
-	Tags              fwutil.TagSetValue     `tfsdk:"tags"`
-	Pool              types.String           `tfsdk:"pool"`
-	OnBoot            types.Bool             `tfsdk:"on_boot"`
-	Protection        types.Bool             `tfsdk:"protection"`
-	Started           types.Bool             `tfsdk:"started"`
-	BIOS              types.String           `tfsdk:"bios"`
-	Machine           types.String           `tfsdk:"machine"`
-	OSType            types.String           `tfsdk:"os_type"`
-	SCSIHardware      types.String           `tfsdk:"scsi_hardware"`
-	BootOrder         types.List             `tfsdk:"boot_order"`
-	CPU               *cpuModel              `tfsdk:"cpu"`
-	Memory            *memoryModel           `tfsdk:"memory"`
-	Agent             *agentModel            `tfsdk:"agent"`
-	Disks             map[string]diskModel   `tfsdk:"disks"`
-	CDROMs            map[string]cdromModel  `tfsdk:"cdroms"`
-	Network           map[string]nicModel    `tfsdk:"network"`
-	EFIDisk           *efiDiskModel          `tfsdk:"efi_disk"`
-	TPMState          *tpmStateModel         `tfsdk:"tpm_state"`
-	PCIDevices        map[string]pciModel    `tfsdk:"pci_devices"`
-	IPv4Addresses     types.List             `tfsdk:"ipv4_addresses"`
-	IPv6Addresses     types.List             `tfsdk:"ipv6_addresses"`
-	CloudInit         *cloudInitModel        `tfsdk:"cloud_init"`
-	PurgeRemovedDisks types.Bool             `tfsdk:"purge_removed_disks"`
-	RebootAfterUpdate types.Bool             `tfsdk:"reboot_after_update"`
-	Status            types.String           `tfsdk:"status"`
-	Timeouts          timeouts.Value         `tfsdk:"timeouts"`
-	Clone             *guestops.CloneModel   `tfsdk:"clone"`
-	Restore           *guestops.RestoreModel `tfsdk:"restore"`
+	ID                types.String             `tfsdk:"id"`
+	Node              types.String             `tfsdk:"node"`
+	VMID              types.Int64              `tfsdk:"vmid"`
+	Name              types.String             `tfsdk:"name"`
+	Description       types.String             `tfsdk:"description"`
+	Tags              fwutil.TagSetValue       `tfsdk:"tags"`
+	Pool              types.String             `tfsdk:"pool"`
+	OnBoot            types.Bool               `tfsdk:"on_boot"`
+	Protection        types.Bool               `tfsdk:"protection"`
+	Started           types.Bool               `tfsdk:"started"`
+	BIOS              types.String             `tfsdk:"bios"`
+	Machine           types.String             `tfsdk:"machine"`
+	OSType            types.String             `tfsdk:"os_type"`
+	SCSIHardware      types.String             `tfsdk:"scsi_hardware"`
+	BootOrder         types.List               `tfsdk:"boot_order"`
+	CPU               *cpuModel                `tfsdk:"cpu"`
+	Memory            *memoryModel             `tfsdk:"memory"`
+	Agent             *agentModel              `tfsdk:"agent"`
+	Disks             map[string]diskModel     `tfsdk:"disks"`
+	CDROMs            map[string]cdromModel    `tfsdk:"cdroms"`
+	Network           map[string]nicModel      `tfsdk:"network"`
+	EFIDisk           *efiDiskModel            `tfsdk:"efi_disk"`
+	TPMState          *tpmStateModel           `tfsdk:"tpm_state"`
+	PCIDevices        map[string]pciModel      `tfsdk:"pci_devices"`
+	USBDevices        map[string]usbModel      `tfsdk:"usb_devices"`
+	Virtiofs          map[string]virtiofsModel `tfsdk:"virtiofs"`
+	IPv4Addresses     types.List               `tfsdk:"ipv4_addresses"`
+	IPv6Addresses     types.List               `tfsdk:"ipv6_addresses"`
+	CloudInit         *cloudInitModel          `tfsdk:"cloud_init"`
+	PurgeRemovedDisks types.Bool               `tfsdk:"purge_removed_disks"`
+	RebootAfterUpdate types.Bool               `tfsdk:"reboot_after_update"`
+	Status            types.String             `tfsdk:"status"`
+	Timeouts          timeouts.Value           `tfsdk:"timeouts"`
+	Clone             *guestops.CloneModel     `tfsdk:"clone"`
+	Restore           *guestops.RestoreModel   `tfsdk:"restore"`
 }
 
 // cpuModel maps to the keys cores, sockets, cpu (its cputype), cpuunits,
@@ -179,6 +181,12 @@ func (m *vmModel) fromAPI(vmid int, config pveapi.GuestConfig, status *pveapi.Gu
 	}
 	// A model never read before (an import) takes every live PCI device.
 	if m.PCIDevices, err = pciDevicesFromAPI(config, m.PCIDevices, m.Status.IsNull()); err != nil {
+		return err
+	}
+	if m.USBDevices, err = devicesFromAPI(config, wire.IsUSBSlot, m.USBDevices, m.Status.IsNull(), usbFromValue); err != nil {
+		return err
+	}
+	if m.Virtiofs, err = devicesFromAPI(config, wire.IsVirtiofsSlot, m.Virtiofs, m.Status.IsNull(), virtiofsFromValue); err != nil {
 		return err
 	}
 	m.addressesNotNull()
@@ -352,6 +360,12 @@ func (m *vmModel) toCreate() (url.Values, error) {
 		return nil, err
 	}
 	if err := pciSlots.AddToCreate(form, m.PCIDevices); err != nil {
+		return nil, err
+	}
+	if err := usbSlots.AddToCreate(form, m.USBDevices); err != nil {
+		return nil, err
+	}
+	if err := virtiofsSlots.AddToCreate(form, m.Virtiofs); err != nil {
 		return nil, err
 	}
 	m.addCloudInitToCreate(form)

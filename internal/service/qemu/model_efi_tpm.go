@@ -160,7 +160,8 @@ func (m *vmModel) addFirmwareToCreate(form map[string][]string) error {
 	return nil
 }
 
-// hardware adds efidisk0, tpmstate0 and hostpciN to the update request.
+// hardware adds efidisk0, tpmstate0, hostpciN, usbN and virtiofsN to the
+// update request.
 func (u *configUpdate) hardware(state, plan *vmModel, live pveapi.GuestConfig) error {
 	if err := u.efiDisk(state, plan, live); err != nil {
 		return err
@@ -168,7 +169,10 @@ func (u *configUpdate) hardware(state, plan *vmModel, live pveapi.GuestConfig) e
 	if err := u.tpmState(state, plan, live); err != nil {
 		return err
 	}
-	return u.pciDevices(state, plan, live)
+	if err := u.pciDevices(state, plan, live); err != nil {
+		return err
+	}
+	return u.guestDevices(state, plan, live)
 }
 
 func (u *configUpdate) efiDisk(state, plan *vmModel, live pveapi.GuestConfig) error {

@@ -30,7 +30,7 @@ func (r *vmResource) RepresentsConfigKey(key, value string) bool {
 	switch {
 	case representedKeys[key]:
 		return true
-	case wire.IsNetSlot(key), wire.IsHostPCISlot(key), wire.IsIPConfigSlot(key):
+	case wire.IsNetSlot(key), wire.IsHostPCISlot(key), wire.IsIPConfigSlot(key), wire.IsUSBSlot(key), wire.IsVirtiofsSlot(key):
 		return true
 	case wire.IsDataDiskSlot(key):
 		drive, err := parseDriveSlot(value)
@@ -73,6 +73,10 @@ func (r *vmResource) UnmanagedOptions(key, value string) []string {
 		return guestops.OptionsOutside(value, "", ipConfigOptions...)
 	case wire.IsHostPCISlot(key):
 		return guestops.OptionsOutside(value, pciHostKey, pciOptions...)
+	case wire.IsUSBSlot(key):
+		return guestops.OptionsOutside(value, wire.USBHostKey, usbOptions...)
+	case wire.IsVirtiofsSlot(key):
+		return guestops.OptionsOutside(value, wire.VirtiofsDirKey, virtiofsOptions...)
 	case wire.IsNetSlot(key):
 		nic, err := parseNICSlot(value)
 		if err != nil {

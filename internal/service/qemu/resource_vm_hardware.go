@@ -65,6 +65,7 @@ func (r *vmResource) modifyHardwarePlan(ctx context.Context, req resource.Modify
 		principal = r.api.Client.Principal()
 	}
 	guestops.AddIssues(&resp.Diagnostics, checkPCIPlan(state, plan, principal, notedPCI(ctx, req.Private)))
+	guestops.AddIssues(&resp.Diagnostics, checkUSBPlan(state, plan, principal))
 	guestops.AddIssues(&resp.Diagnostics, checkImportPathPlan(state, plan, principal))
 
 	if state != nil && plan.agentEnabled() && !guestops.PlanUnchanged(req) {

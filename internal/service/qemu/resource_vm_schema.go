@@ -107,6 +107,8 @@ func vmSchema(ctx context.Context) schema.Schema {
 			"efi_disk":       efiDiskSchema(),
 			"tpm_state":      tpmStateSchema(),
 			"pci_devices":    pciDevicesSchema(),
+			"usb_devices":    usbDevicesSchema(),
+			"virtiofs":       virtiofsSchema(),
 			"ipv4_addresses": guestAddressSchema("IPv4"),
 			"ipv6_addresses": guestAddressSchema("IPv6"),
 

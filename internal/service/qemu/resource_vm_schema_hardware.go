@@ -144,3 +144,75 @@ func agentWaitAttributes() map[string]schema.Attribute {
 		},
 	}
 }
+
+func usbDevicesSchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		MarkdownDescription: "USB devices keyed by slot (`usb0`-`usb14`; PVE allows slots above `usb4` only with machine version 7.1 or newer " +
+			"and a Linux or Windows 8+ OS type). Give either `mapping` (a USB resource mapping, e.g. a `pve_usb_mapping`; works with an API token " +
+			"holding `Mapping.Use` on `/mapping/usb/NAME`) or `host` (a host device; PVE lets only root@pam logging in with a password set, change " +
+			"or remove one, so a plan under any other identity is refused). Removing a slot from the map removes the device from the VM; " +
+			"USB devices the configuration never declared are left alone.",
+		Optional: true,
+		Validators: []validator.Map{
+			mapvalidator.SizeAtLeast(1),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsUSBSlot, "must be a USB slot: usb0-usb14")),
+		},
+		NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"mapping": schema.StringAttribute{
+					MarkdownDescription: "Name of a USB resource mapping (Datacenter > Resource Mappings).",
+					Optional:            true,
+					Validators: []validator.String{
+						stringvalidator.RegexMatches(pciMappingPattern, "must be a resource mapping id"),
+						stringvalidator.ExactlyOneOf(path.MatchRelative().AtParent().AtName("host")),
+					},
+				},
+				"host": schema.StringAttribute{
+					MarkdownDescription: "Host USB device: a vendor:product id (`046d:c52b`), a bus-port (`1-2.3`), or `spice` for a SPICE " +
+						"USB redirection channel. A host device needs the provider to log in as root@pam with a password; `spice` does not. " +
+						"Ids are compared in any case and with or without `0x`.",
+					Optional: true,
+					Validators: []validator.String{
+						fwutil.Format(func(s string) bool { return s == "spice" || wire.USBHostDevicePattern.MatchString(s) },
+							"must be a vendor:product id such as 046d:c52b, a bus-port such as 1-2.3, or spice"),
+					},
+				},
+				"usb3": schema.BoolAttribute{MarkdownDescription: "Attach the device to a USB 3 (xHCI) controller.", Optional: true},
+			},
+		},
+	}
+}
+
+func virtiofsSchema() schema.MapNestedAttribute {
+	return schema.MapNestedAttribute{
+		MarkdownDescription: "Directories shared with the guest through virtio-fs, keyed by slot (`virtiofs0`-`virtiofs9`). Each names a " +
+			"directory resource mapping (e.g. a `pve_dir_mapping`); the provider's identity needs `VM.Config.Disk` on the VM and " +
+			"`Mapping.Use` on `/mapping/dir/NAME`. The guest mounts the share by the mapping's name as its tag. Removing a slot from the map " +
+			"removes the share from the VM; shares the configuration never declared are left alone.",
+		Optional: true,
+		Validators: []validator.Map{
+			mapvalidator.SizeAtLeast(1),
+			mapvalidator.KeysAre(fwutil.Format(wire.IsVirtiofsSlot, "must be a virtiofs slot: virtiofs0-virtiofs9")),
+		},
+		NestedObject: schema.NestedAttributeObject{
+			Attributes: map[string]schema.Attribute{
+				"mapping": schema.StringAttribute{
+					MarkdownDescription: "Name of the directory resource mapping to share.",
+					Required:            true,
+					Validators:          []validator.String{stringvalidator.RegexMatches(pciMappingPattern, "must be a resource mapping id")},
+				},
+				"cache": schema.StringAttribute{
+					MarkdownDescription: "Caching policy: `auto` (PVE's default when unset), `always`, `metadata` or `never`.",
+					Optional:            true,
+					Validators:          []validator.String{stringvalidator.OneOf(wire.VirtiofsCacheModes...)},
+				},
+				"expose_xattr": schema.BoolAttribute{MarkdownDescription: "Expose extended attributes to the guest (`expose-xattr`).", Optional: true},
+				"expose_acl": schema.BoolAttribute{
+					MarkdownDescription: "Expose POSIX ACLs to the guest (`expose-acl`); implies extended attributes.",
+					Optional:            true,
+				},
+				"direct_io": schema.BoolAttribute{MarkdownDescription: "Honour the guest's O_DIRECT flag (`direct-io`).", Optional: true},
+			},
+		},
+	}
+}

@@ -311,6 +311,21 @@ func TestVMSchemaRejectsBadInput(t *testing.T) {
 			c["clone"] = map[string]any{"source_vmid": 9000}
 			c["restore"] = map[string]any{"archive": "local:backup/vzdump-qemu-120-2026_11_01-00_00_00.vma.zst"}
 		}, "restore", "Invalid Attribute Combination"},
+		{"usb_devices slot", func(c map[string]any) { c["usb_devices"] = map[string]any{"usb15": map[string]any{"mapping": "stick"}} }, "usb_devices.usb15", "must be a USB slot"},
+		{"usb_devices.host", func(c map[string]any) { c["usb_devices"] = map[string]any{"usb0": map[string]any{"host": "046d-c52b"}} }, "usb_devices.usb0.host", "must be a vendor:product id"},
+		{"usb_devices both", func(c map[string]any) {
+			c["usb_devices"] = map[string]any{"usb0": map[string]any{"host": "046d:c52b", "mapping": "stick"}}
+		}, "usb_devices.usb0.mapping", "Invalid Attribute Combination"},
+		{"usb_devices neither", func(c map[string]any) { c["usb_devices"] = map[string]any{"usb0": map[string]any{"usb3": true}} }, "usb_devices.usb0.mapping", "Invalid Attribute Combination"},
+		{"virtiofs slot", func(c map[string]any) {
+			c["virtiofs"] = map[string]any{"virtiofs10": map[string]any{"mapping": "share"}}
+		}, "virtiofs.virtiofs10", "must be a virtiofs slot"},
+		{"virtiofs.cache", func(c map[string]any) {
+			c["virtiofs"] = map[string]any{"virtiofs0": map[string]any{"mapping": "share", "cache": "fast"}}
+		}, "virtiofs.virtiofs0.cache", "value must be one of"},
+		{"virtiofs.mapping", func(c map[string]any) {
+			c["virtiofs"] = map[string]any{"virtiofs0": map[string]any{"mapping": "1share"}}
+		}, "virtiofs.virtiofs0.mapping", "must be a resource mapping id"},
 	}
 	for _, c := range cases {
 		config := baseConfig()
