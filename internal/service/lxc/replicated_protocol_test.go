@@ -11,7 +11,6 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 // A container with replication jobs: a new mount point on a storage that
@@ -22,13 +21,7 @@ func TestContainer_replicatedRefusesMountItCannotReplicate(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
 	ctx := context.Background()
-	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
-		c.Storages = append(c.Storages, &pvesim.Storage{
-			ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"},
-			Capacity: 100 << 30, Config: map[string]string{"pool": "rpool/data"},
-		})
-		return nil
-	}); err != nil {
+	if err := p.Sim.AddZFSStorage(); err != nil {
 		t.Fatal(err)
 	}
 	const vmid = 141

@@ -10,7 +10,6 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
-	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 // A VM with replication jobs: a new disk on a storage that cannot
@@ -21,13 +20,7 @@ func TestVM_replicatedRefusesDiskItCannotReplicate(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
 	ctx := context.Background()
-	if err := p.Sim.Update(func(c *pvesim.Cluster) error {
-		c.Storages = append(c.Storages, &pvesim.Storage{
-			ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"},
-			Capacity: 100 << 30, Config: map[string]string{"pool": "rpool/data"},
-		})
-		return nil
-	}); err != nil {
+	if err := p.Sim.AddZFSStorage(); err != nil {
 		t.Fatal(err)
 	}
 	const vmid = 140

@@ -13,13 +13,7 @@ import (
 // node, as a PVE install on ZFS has; the seeded cluster has none.
 func addZFS(t testing.TB, sim *pvesim.Sim) {
 	t.Helper()
-	if err := sim.Update(func(c *pvesim.Cluster) error {
-		c.Storages = append(c.Storages, &pvesim.Storage{
-			ID: "local-zfs", Type: "zfspool", Content: []string{"images", "rootdir"},
-			Capacity: 100 << 30, Config: map[string]string{"pool": "rpool/data"},
-		})
-		return nil
-	}); err != nil {
+	if err := sim.AddZFSStorage(); err != nil {
 		t.Fatal(err)
 	}
 }
