@@ -70,3 +70,12 @@ func APIErrorDetail(err error) string {
 	}
 	return b.String()
 }
+
+// AddVanishedAfterWrite reports an object that PVE no longer has when the
+// provider reads it back right after writing it: another client deleted
+// it in between. title names its kind in Title Case ("HA Rule"), object
+// the object in a sentence ("HA rule prefer-fast").
+func AddVanishedAfterWrite(diags *diag.Diagnostics, title, object string) {
+	diags.AddError(title+" Vanished", object+" no longer exists in PVE right after it was written; "+
+		"another client may have deleted it. Run apply again to recreate it.")
+}

@@ -166,8 +166,7 @@ func (r *groupResource) readBack(ctx context.Context, groupid string, m *groupMo
 	group, err := r.client.GetGroup(ctx, groupid)
 	if err != nil {
 		if pveapi.IsNoSuchGroup(err) {
-			diags.AddError("Group Vanished", "Group "+groupid+" no longer exists in PVE right after it was written; "+
-				"another client may have deleted it. Run apply again to create it.")
+			fwutil.AddVanishedAfterWrite(diags, "Group", "Group "+groupid)
 			return false
 		}
 		fwutil.AddAPIError(diags, "Unable To Read Group After Writing It", err)

@@ -293,8 +293,7 @@ func (r *userResource) readBack(ctx context.Context, userid string, m *userModel
 	user, err := r.client.GetUser(ctx, userid)
 	if err != nil {
 		if pveapi.IsNoSuchUser(err) {
-			diags.AddError("User Vanished", "User "+userid+" no longer exists in PVE right after it was written; "+
-				"another client may have deleted it. Run apply again to create it.")
+			fwutil.AddVanishedAfterWrite(diags, "User", "User "+userid)
 			return false
 		}
 		fwutil.AddAPIError(diags, "Unable To Read User After Writing It", err)

@@ -304,8 +304,7 @@ func (r *backupJobResource) readBack(ctx context.Context, id string, m *backupJo
 		return false
 	}
 	if !found {
-		diags.AddError("Backup Job Vanished",
-			"Backup job "+id+" no longer exists in PVE right after it was written; another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "Backup Job", "Backup job "+id)
 		return false
 	}
 	m.fromOptions(job.Options)

@@ -224,8 +224,7 @@ func (r *aliasResource) readBack(ctx context.Context, fw pveapi.FirewallScope, s
 	}
 	alias, found := findAlias(aliases, name)
 	if !found {
-		diags.AddError("Firewall Alias Vanished", fmt.Sprintf("Alias %s of %s no longer exists right after it was written; "+
-			"another client may have deleted it. Run apply again to create it.", name, scope.describe()))
+		fwutil.AddVanishedAfterWrite(diags, "Firewall Alias", fmt.Sprintf("Alias %s of %s", name, scope.describe()))
 		return digests{}, false
 	}
 	m.fromAPI(scope, alias)

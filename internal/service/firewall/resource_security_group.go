@@ -165,9 +165,7 @@ func (r *securityGroupResource) readBack(ctx context.Context, m *securityGroupMo
 		return false
 	}
 	if group == nil {
-		diags.AddError("Security Group Vanished", fmt.Sprintf(
-			"Security group %s no longer exists in PVE right after it was written; another client may have deleted it. Run apply again to recreate it.",
-			m.Name.ValueString()))
+		fwutil.AddVanishedAfterWrite(diags, "Security Group", "Security group "+m.Name.ValueString())
 		return false
 	}
 	m.fromAPI(group)

@@ -186,8 +186,7 @@ func (r *groupResource) readBack(ctx context.Context, id string, m *groupModel, 
 		return false
 	}
 	if !found {
-		diags.AddError("HA Group Vanished", "HA group "+id+" no longer exists in PVE right after it was written; "+
-			"another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "HA Group", "HA group "+id)
 		return false
 	}
 	diags.Append(m.fromAPI(g)...)

@@ -254,8 +254,7 @@ func (r *haResourceResource) haResourceReadBack(ctx context.Context, sid string,
 		return false
 	}
 	if !found {
-		diags.AddError("HA Resource Vanished",
-			"HA resource "+sid+" no longer exists in PVE right after it was written; another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "HA Resource", "HA resource "+sid)
 		return false
 	}
 	m.haResourceFromAPI(res)

@@ -234,8 +234,7 @@ func (r *ruleResource) readBack(ctx context.Context, id string, m *ruleModel, di
 		return false
 	}
 	if !found {
-		diags.AddError("HA Rule Vanished", "HA rule "+id+" no longer exists in PVE right after it was written; "+
-			"another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "HA Rule", "HA rule "+id)
 		return false
 	}
 	diags.Append(m.fromAPI(rule)...)

@@ -150,7 +150,7 @@ func (r *mappingResource) readBack(ctx context.Context, id string, m *model, dia
 		return
 	}
 	if !found {
-		diags.AddError(k.title+" Vanished", "Mapping "+id+" was deleted by another client right after it was written.")
+		fwutil.AddVanishedAfterWrite(diags, k.title, "Mapping "+id)
 		return
 	}
 	if err := k.fromAPI(m, api); err != nil {

@@ -154,8 +154,7 @@ func (r *poolResource) readBack(ctx context.Context, poolID string, m *poolModel
 		return false
 	}
 	if !found {
-		diags.AddError("Pool Vanished",
-			"Pool "+poolID+" no longer exists in PVE right after it was written; another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "Pool", "Pool "+poolID)
 		return false
 	}
 	m.fromAPI(poolID, pool)

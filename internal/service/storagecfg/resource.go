@@ -135,8 +135,7 @@ func (r *storageResource) readBack(ctx context.Context, id string, s attrSetter,
 		return
 	}
 	if !found {
-		diags.AddError("Storage Vanished", "Storage "+id+" no longer exists in PVE right after it was written; "+
-			"another client may have deleted it. Run apply again to recreate it.")
+		fwutil.AddVanishedAfterWrite(diags, "Storage", "Storage "+id)
 		return
 	}
 	setOptions(ctx, s, r.st, cfg.Options, diags)
