@@ -2,8 +2,6 @@ package pveapi
 
 import (
 	"context"
-
-	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // What a guest does under HA: PVE turns a migration, start or stop of an
@@ -32,15 +30,6 @@ func IsHARequestTask(upid string) bool {
 		return true
 	}
 	return false
-}
-
-// GuestHASID is the HA service id of a guest: "vm:100" for a VM,
-// "ct:101" for a container.
-func GuestHASID(guestType string, vmid int) string {
-	if guestType == GuestTypeLXC {
-		return wire.HASID(wire.HATypeCT, vmid)
-	}
-	return wire.HASID(wire.HATypeVM, vmid)
 }
 
 // HASettled tells whether the HA manager's state of a service is one it

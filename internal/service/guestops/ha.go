@@ -14,6 +14,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // A guest under HA may be moved by HA itself: recovered to another node
@@ -137,7 +138,7 @@ func settleHANode(ctx context.Context, from PrivateGetter, to PrivateSetter, dia
 // src/PVE/API2/Qemu.pm, pve-container src/PVE/API2/LXC.pm migrate_vm).
 func (a API) migrateHA(ctx context.Context, node string, vmid int, target string, running bool, diags *diag.Diagnostics) bool {
 	summary := "Unable To Migrate " + a.Kind.Title
-	sid := pveapi.GuestHASID(a.Kind.Type, vmid)
+	sid := wire.HASID(wire.HATypeOfGuest(a.Kind.Type), vmid)
 	motion, err := a.Client.RequestHAMove(ctx, sid, target, false)
 	if _, _, denied := pveapi.IsPermission(err); denied {
 		upid, ok := a.Kind.migrate(a, ctx, node, vmid, target, running, summary, diags)
