@@ -264,7 +264,7 @@ func haPurgeGuest(cl *Cluster, vmid int, t *Task) {
 // qemu-server src/PVE/API2/Qemu.pm destroy_vm $early_checks and
 // pve-container src/PVE/API2/LXC.pm destroy_vm.
 func haDestroyCheck(cl *Cluster, g *Guest, purge bool) error {
-	sid := haTypeOf(g.Type) + ":" + strconv.Itoa(g.VMID)
+	sid := haSIDOf(g)
 	if purge || cl.HA.Resources[sid] == nil {
 		return nil
 	}
@@ -347,7 +347,7 @@ func (cl *Cluster) haMotionInfo(sid, node string) (comigrated []string, blocking
 // yet; "" for a guest without an HA resource.
 // pve-manager PVE/API2/Cluster.pm resources.
 func (cl *Cluster) haGuestState(g *Guest) string {
-	sid := haTypeOf(g.Type) + ":" + strconv.Itoa(g.VMID)
+	sid := haSIDOf(g)
 	if sd := cl.HA.Manager.Services[sid]; sd != nil {
 		return sd.State
 	}
