@@ -67,6 +67,9 @@ type env struct {
 	dir     string
 	cliConf string
 	header  string // terraform and provider blocks
+	// endpoint, caFile and rootPassword are the connection the header
+	// holds, for configurations that bring their own provider blocks.
+	endpoint, caFile, rootPassword string
 }
 
 type envOptions struct {
@@ -135,7 +138,8 @@ provider "pve" {
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, sim: sim, dir: dir, cliConf: cliConf, header: header}
+	return &env{t: t, sim: sim, dir: dir, cliConf: cliConf, header: header,
+		endpoint: srv.URL, caFile: caFile, rootPassword: password}
 }
 
 // outsideClient is a client for changes "outside Terraform", talking to
@@ -197,9 +201,17 @@ func (e *env) command(ctx context.Context, dir string, args ...string) (*exec.Cm
 
 func (e *env) run(dir string, args ...string) tfResult {
 	e.t.Helper()
+	return e.runWith(dir, nil, args...)
+}
+
+// runWith runs terraform in dir with extra environment variables, which
+// override the ones command sets.
+func (e *env) runWith(dir string, extraEnv []string, args ...string) tfResult {
+	e.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	cmd, out := e.command(ctx, dir, args...)
+	cmd.Env = append(cmd.Env, extraEnv...)
 	err := cmd.Run()
 	code := 0
 	if err != nil {

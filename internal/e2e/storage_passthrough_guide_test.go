@@ -1,0 +1,207 @@
+package e2e_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+)
+
+// storageGuideDir is the guide's examples directory.
+const storageGuideDir = "cluster-storage-and-passthrough"
+
+// storageGuideFiles are the guide's configuration files, in the order the
+// guide shows them.
+var storageGuideFiles = []string{"providers.tf", "storage.tf", "mappings.tf", "guests.tf", "container.tf"}
+
+// storageGuideBlock is the code block of the guide that follows intro.
+func storageGuideBlock(t *testing.T, intro string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", storageGuideDir+".md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(data), intro+"\n\n```")
+	if ok {
+		_, block, ok = strings.Cut(block, "\n")
+	}
+	if ok {
+		block, _, ok = strings.Cut(block, "```")
+	}
+	if !ok {
+		t.Fatalf("the guide no longer shows a code block after %q", intro)
+	}
+	return block
+}
+
+// storageGuide is the guide's working directory and the environment its
+// runs take: the endpoint, and the variables the guide's providers.tf and
+// storage.tf declare.
+type storageGuide struct {
+	e     *env
+	dir   string
+	files map[string]string
+	vars  map[string]string
+}
+
+func (g *storageGuide) environ() []string {
+	out := []string{"PVE_ENDPOINT=" + g.e.endpoint, "PVE_CA_FILE=" + g.e.caFile}
+	for k, v := range g.vars {
+		out = append(out, "TF_VAR_"+k+"="+v)
+	}
+	return out
+}
+
+// write puts the files in the working directory as they stand.
+func (g *storageGuide) write() {
+	g.e.t.Helper()
+	for name, body := range g.files {
+		path := filepath.Join(g.dir, name)
+		if body == "" {
+			_ = os.Remove(path)
+			continue
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			g.e.t.Fatal(err)
+		}
+	}
+}
+
+// edit replaces one text of a file, which must hold it exactly once.
+func (g *storageGuide) edit(file, from, to string) {
+	g.e.t.Helper()
+	g.files[file] = replaceInConfig(g.e.t, g.files[file], from, to)
+}
+
+func (g *storageGuide) run(args ...string) tfResult {
+	g.e.t.Helper()
+	g.write()
+	return g.e.runWith(g.dir, g.environ(), args...)
+}
+
+// apply applies and checks the summary line, then checks the next plan is
+// empty.
+func (g *storageGuide) apply(summary string) {
+	g.e.t.Helper()
+	r := g.run("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
+	if r.exitCode != 0 {
+		g.e.t.Fatalf("apply failed (exit %d):\n%s", r.exitCode, r.output)
+	}
+	if !strings.Contains(r.output, summary) {
+		g.e.t.Errorf("apply should report %q:\n%s", summary, r.output)
+	}
+	g.planEmpty()
+}
+
+func (g *storageGuide) planEmpty() {
+	g.e.t.Helper()
+	if r := g.run("plan", "-detailed-exitcode", "-input=false", "-no-color"); r.exitCode != 0 {
+		g.e.t.Fatalf("plan after apply is not empty (exit %d):\n%s", r.exitCode, r.output)
+	}
+}
+
+// refused runs a plan (or destroy) that must fail with each of the texts.
+func (g *storageGuide) refused(what string, args []string, texts ...string) {
+	g.e.t.Helper()
+	r := g.run(args...)
+	if r.exitCode == 0 {
+		g.e.t.Fatalf("%s was not refused:\n%s", what, r.output)
+	}
+	out := strings.Join(strings.Fields(r.output), " ")
+	for _, text := range texts {
+		if !strings.Contains(out, text) {
+			g.e.t.Errorf("%s: the error should say %q:\n%s", what, text, r.output)
+		}
+	}
+}
+
+// stateHasNone fails when the state file holds any of the secrets.
+func (g *storageGuide) stateHasNone(secrets ...string) {
+	g.e.t.Helper()
+	data, err := os.ReadFile(filepath.Join(g.dir, "terraform.tfstate"))
+	if err != nil {
+		g.e.t.Fatal(err)
+	}
+	for _, s := range secrets {
+		if strings.Contains(string(data), s) {
+			g.e.t.Errorf("the state holds a secret (%d characters)", len(s))
+		}
+	}
+}
+
+// The guide "Building a cluster's storage and passthrough hardware",
+// followed as written: an administrator's run of the least-privilege token
+// guide, with the features this guide names, makes the token; the guide's
+// files then create under it an NFS share, a ZFS pool for two nodes, a PBS
+// datastore with a write-only password, a PCI, a USB and a directory
+// mapping, a VM using the three mappings, and (as root@pam) a container
+// with a host device, with an empty plan after every apply and no secret
+// in state.
+func TestClusterStorageGuide(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+
+	admin := replaceInConfig(t, exampleFile(t, "least-privilege-token", "terraform-user.tf"),
+		"data \"pve_provider_privileges\" \"terraform\" {}\n",
+		storageGuideBlock(t, "ask for these features in its `pve_provider_privileges` data source:"))
+	e.write(e.dir, admin)
+	e.mustApply(e.dir, 4)
+	token := e.outputRaw(e.dir, "api_token")
+
+	g := &storageGuide{e: e, dir: e.workdir("guide"), files: map[string]string{},
+		vars: map[string]string{"pve_api_token": token, "root_password": e.rootPassword, "pbs_password": "first-" + randomHex(t, 8)}}
+	for _, name := range storageGuideFiles {
+		g.files[name] = exampleFile(t, storageGuideDir, name)
+	}
+	firstPassword := g.vars["pbs_password"]
+	g.apply("Apply complete! Resources: 8 added, 0 changed, 0 destroyed.")
+	g.stateHasNone(firstPassword, e.rootPassword, token)
+
+	e.sim.View(func(c *pvesim.Cluster) {
+		pbs := c.Storage("pbs")
+		if pbs == nil || pbs.Secrets["password"] != firstPassword {
+			t.Errorf("the PBS storage should hold the password from TF_VAR_pbs_password: %+v", pbs)
+		}
+		if fast := c.Storage("fast"); fast == nil || strings.Join(fast.Nodes, ",") != "pve1,pve2" {
+			t.Errorf("the ZFS pool should be restricted to pve1 and pve2: %+v", fast)
+		}
+		for _, kind := range []string{pvesim.MappingPCI, pvesim.MappingUSB, pvesim.MappingDir} {
+			if n := len(c.Mappings.Kinds[kind]); n != 1 {
+				t.Errorf("%d %s mappings, want 1", n, kind)
+			}
+		}
+	})
+	vm, ct := storageGuideGuests(e)
+	if vm == nil || ct == nil {
+		t.Fatalf("the guide's VM and container: %v, %v", vm, ct)
+	}
+	for key, want := range map[string]string{"hostpci0": "mapping=gpu", "usb0": "mapping=dongle", "virtiofs0": "datasets", "scsi0": "fast:"} {
+		if !strings.Contains(vm.Config[key], want) {
+			t.Errorf("the VM's %s = %q, want it to hold %q", key, vm.Config[key], want)
+		}
+	}
+	if vm.Status != "running" {
+		t.Errorf("the VM is %s, want running", vm.Status)
+	}
+	if !strings.Contains(ct.Config["dev0"], "/dev/ttyUSB0") || !strings.HasPrefix(ct.Config["rootfs"], "fast:") {
+		t.Errorf("the container's dev0 = %q, rootfs = %q", ct.Config["dev0"], ct.Config["rootfs"])
+	}
+}
+
+// storageGuideGuests are copies of the guide's VM and container.
+func storageGuideGuests(e *env) (vm, ct *pvesim.Guest) {
+	e.sim.View(func(c *pvesim.Cluster) {
+		for _, g := range c.Guests {
+			copied := *g
+			switch {
+			case g.Config["name"] == "trainer":
+				vm = &copied
+			case g.Config["hostname"] == "zigbee2mqtt":
+				ct = &copied
+			}
+		}
+	})
+	return vm, ct
+}
