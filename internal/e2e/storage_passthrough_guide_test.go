@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,14 +17,20 @@ const storageGuideDir = "cluster-storage-and-passthrough"
 // guide shows them.
 var storageGuideFiles = []string{"providers.tf", "storage.tf", "mappings.tf", "guests.tf", "container.tf"}
 
-// storageGuideBlock is the code block of the guide that follows intro.
-func storageGuideBlock(t *testing.T, intro string) string {
+// storageGuideText is the guide's template.
+func storageGuideText(t *testing.T) string {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", storageGuideDir+".md.tmpl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, block, ok := strings.Cut(string(data), intro+"\n\n```")
+	return string(data)
+}
+
+// storageGuideBlock is the code block of the guide that follows intro.
+func storageGuideBlock(t *testing.T, intro string) string {
+	t.Helper()
+	_, block, ok := strings.Cut(storageGuideText(t), intro+"\n\n```")
 	if ok {
 		_, block, ok = strings.Cut(block, "\n")
 	}
@@ -82,8 +89,8 @@ func (g *storageGuide) run(args ...string) tfResult {
 }
 
 // apply applies and checks the summary line, then checks the next plan is
-// empty.
-func (g *storageGuide) apply(summary string) {
+// empty. It returns the apply's output with its white space folded.
+func (g *storageGuide) apply(summary string) string {
 	g.e.t.Helper()
 	r := g.run("apply", "-auto-approve", "-input=false", "-no-color", "-parallelism=4")
 	if r.exitCode != 0 {
@@ -93,6 +100,7 @@ func (g *storageGuide) apply(summary string) {
 		g.e.t.Errorf("apply should report %q:\n%s", summary, r.output)
 	}
 	g.planEmpty()
+	return strings.Join(strings.Fields(r.output), " ")
 }
 
 func (g *storageGuide) planEmpty() {
@@ -102,9 +110,17 @@ func (g *storageGuide) planEmpty() {
 	}
 }
 
-// refused runs a plan (or destroy) that must fail with each of the texts.
-func (g *storageGuide) refused(what string, args []string, texts ...string) {
+// refused runs a plan (or destroy) that must fail with each of the texts;
+// shown are texts the guide shows too.
+func (g *storageGuide) refused(what string, args []string, shown []string, texts ...string) {
 	g.e.t.Helper()
+	guide := strings.Join(strings.Fields(storageGuideText(g.e.t)), " ")
+	for _, text := range shown {
+		if !strings.Contains(guide, text) {
+			g.e.t.Errorf("%s: the guide should show %q", what, text)
+		}
+	}
+	texts = append(texts, shown...)
 	r := g.run(args...)
 	if r.exitCode == 0 {
 		g.e.t.Fatalf("%s was not refused:\n%s", what, r.output)
@@ -182,12 +198,110 @@ func TestClusterStorageGuide(t *testing.T) {
 			t.Errorf("the VM's %s = %q, want it to hold %q", key, vm.Config[key], want)
 		}
 	}
+	vmid := vm.VMID
 	if vm.Status != "running" {
 		t.Errorf("the VM is %s, want running", vm.Status)
 	}
 	if !strings.Contains(ct.Config["dev0"], "/dev/ttyUSB0") || !strings.HasPrefix(ct.Config["rootfs"], "fast:") {
 		t.Errorf("the container's dev0 = %q, rootfs = %q", ct.Config["dev0"], ct.Config["rootfs"])
 	}
+
+	// The PBS password rotates: a new TF_VAR_pbs_password and the
+	// version the guide shows, in place.
+	g.vars["pbs_password"] = "second-" + randomHex(t, 8)
+	g.edit("storage.tf", "  password_wo_version = 1\n", storageGuideBlock(t, "raise the version in `storage.tf`:"))
+	g.apply("Resources: 0 added, 1 changed, 0 destroyed.")
+	g.stateHasNone(firstPassword, g.vars["pbs_password"], e.rootPassword, token)
+	e.sim.View(func(c *pvesim.Cluster) {
+		if pbs := c.Storage("pbs"); pbs == nil || pbs.Secrets["password"] != g.vars["pbs_password"] {
+			t.Errorf("the PBS storage should hold the new password")
+		}
+	})
+
+	// pve3 joins the directory mapping, in place.
+	g.edit("mappings.tf", "    pve2 = { path = \"/srv/datasets\" }\n",
+		"    pve2 = { path = \"/srv/datasets\" }\n"+storageGuideBlock(t, "add it to `pve_dir_mapping.datasets`:"))
+	g.apply("Resources: 0 added, 1 changed, 0 destroyed.")
+	e.sim.View(func(c *pvesim.Cluster) {
+		if mp := c.Mappings.Kinds[pvesim.MappingDir]["datasets"]; mp == nil || len(mp.Map) != 3 {
+			t.Errorf("the directory mapping should have an entry for each of the three nodes: %+v", mp)
+		}
+	})
+
+	// Another cache policy for the VM's share, in place.
+	g.edit("guests.tf", "    virtiofs0 = { mapping = pve_dir_mapping.datasets.id, cache = \"auto\" }\n",
+		storageGuideBlock(t, "another cache policy for the share:"))
+	out := g.apply("Resources: 0 added, 1 changed, 0 destroyed.")
+	if vm, _ := storageGuideGuests(e); vm == nil || vm.Pending["virtiofs0"] != "datasets,cache=always" {
+		t.Errorf("the VM's share should wait for the next start with cache=always: %+v", vm)
+	}
+	// The guide shows the warning's summary and text, without the lines
+	// that point at the configuration.
+	for _, part := range strings.Split(storageGuideBlock(t, "the apply warns, and the plan after is empty:"), "\n\n") {
+		want := strings.Replace(strings.Join(strings.Fields(part), " "), "VM 101", fmt.Sprintf("VM %d", vmid), 1)
+		if !strings.Contains(out, want) {
+			t.Errorf("the apply should warn as the guide shows (%q):\n%s", want, out)
+		}
+	}
+
+	// Refused at plan time, as the guide shows: a raw USB device under
+	// the token, a container device without the root provider, replacing
+	// and destroying the storage that holds the guests' disks.
+	plan := []string{"plan", "-input=false", "-no-color"}
+	guests := g.files["guests.tf"]
+	g.edit("guests.tf", "    usb0 = { mapping = pve_usb_mapping.dongle.id, usb3 = true }\n",
+		"    usb0 = { mapping = pve_usb_mapping.dongle.id, usb3 = true }\n"+storageGuideBlock(t, "instead of a mapping, such as"))
+	g.refused("a raw USB device under the token", plan, []string{"Error: Raw USB Passthrough Needs root@pam"}, "set usb1 with a host USB device", "pve_usb_mapping", "Mapping.Use on /mapping/usb/NAME")
+	g.files["guests.tf"] = guests
+
+	container := g.files["container.tf"]
+	g.edit("container.tf", "  provider = pve.root\n\n", "")
+	g.edit("container.tf", `mode = "0660"`, `mode = "0600"`)
+	g.refused("a container device under the token", plan, []string{"Error: Option Needs root@pam"}, "devices.dev0", "API tokens are refused")
+	g.files["container.tf"] = container
+
+	storage := g.files["storage.tf"]
+	g.edit("storage.tf", `pool    = "tank/guests"`, `pool    = "tank/other"`)
+	g.refused("replacing the ZFS pool's definition", plan,
+		[]string{"Warning: Storage Definition Replaced", "Replacing storage fast would leave guest disks"}, "Error: Storage Holds Guest Disks", "fast:vm-101-disk-0")
+	g.files["storage.tf"] = storage
+
+	destroy := []string{"destroy", "-auto-approve", "-input=false", "-no-color"}
+	g.refused("destroying everything at once", destroy,
+		[]string{"Error: Storage Holds Guest Disks", "Destroying storage fast would leave guest disks on a storage PVE no longer knows:", "allow_destroy_with_guest_volumes"},
+		"fast:vm-101-disk-0")
+	g.planEmpty()
+	if vm, ct := storageGuideGuests(e); vm == nil || ct == nil {
+		t.Fatal("a refused destroy removed a guest")
+	}
+
+	// Taken down in the guide's order: the guests, then the rest.
+	for _, line := range strings.Split(strings.TrimSpace(storageGuideBlock(t, "Remove the\nguests first, then the rest:")), "\n") {
+		args := strings.Fields(line)
+		if len(args) < 2 || args[0] != "terraform" || args[1] != "destroy" {
+			t.Fatalf("the guide's step %q is not a terraform destroy", line)
+		}
+		r := g.run(append(args[1:], "-auto-approve", "-input=false", "-no-color")...)
+		if r.exitCode != 0 {
+			t.Fatalf("%s failed (exit %d):\n%s", line, r.exitCode, r.output)
+		}
+	}
+	e.sim.View(func(c *pvesim.Cluster) {
+		for _, id := range []string{"isos", "fast", "pbs"} {
+			if c.Storage(id) != nil {
+				t.Errorf("storage %s is left after destroy", id)
+			}
+		}
+		if len(c.Guests) != 0 {
+			t.Errorf("%d guests left after destroy", len(c.Guests))
+		}
+		for kind, set := range c.Mappings.Kinds {
+			if len(set) != 0 {
+				t.Errorf("%d %s mappings left after destroy", len(set), kind)
+			}
+		}
+	})
+	g.stateHasNone(firstPassword, g.vars["pbs_password"], e.rootPassword, token)
 }
 
 // storageGuideGuests are copies of the guide's VM and container.
