@@ -154,10 +154,24 @@ func (g *storageGuide) stateHasNone(secrets ...string) {
 // datastore with a write-only password, a PCI, a USB and a directory
 // mapping, a VM using the three mappings, and (as root@pam) a container
 // with a host device, with an empty plan after every apply and no secret
-// in state.
+// in state. The reader's edits follow: the PBS password rotates, pve3
+// joins the directory mapping, the VM's share gets another cache policy.
+// The refusals the guide shows appear with its words, and the teardown in
+// the guide's order leaves no storage, mapping or guest behind.
 func TestClusterStorageGuide(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	testClusterStorageGuide(t, "")
+}
+
+// The same guide on PVE 8.4, which has directory mappings and virtiofs
+// too: the guide says it works the same there.
+func TestClusterStorageGuide_pve84(t *testing.T) {
+	t.Parallel()
+	testClusterStorageGuide(t, "8.4")
+}
+
+func testClusterStorageGuide(t *testing.T, version string) {
+	e := newEnv(t, envOptions{sim: pvesim.Options{PVEVersion: version}})
 
 	admin := replaceInConfig(t, exampleFile(t, "least-privilege-token", "terraform-user.tf"),
 		"data \"pve_provider_privileges\" \"terraform\" {}\n",
