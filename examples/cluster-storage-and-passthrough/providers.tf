@@ -1,8 +1,6 @@
-# Terraform 1.11 or newer: the PBS password is a write-only argument, and
-# the secrets come from ephemeral variables, so they stay out of plan
-# files and state. The endpoint comes from the environment (PVE_ENDPOINT,
-# PVE_CA_FILE); the credentials from the variables below:
-#   export TF_VAR_pve_api_token='terraform@pve!provider=<secret>'
+# Terraform 1.11 or newer: the PBS password is a write-only argument, kept
+# out of plans and state. The connection comes from the environment
+# (PVE_ENDPOINT, PVE_API_TOKEN, PVE_CA_FILE).
 terraform {
   required_version = ">= 1.11"
   required_providers {
@@ -12,19 +10,12 @@ terraform {
   }
 }
 
-variable "pve_api_token" {
-  type      = string
-  sensitive = true
-  ephemeral = true
-}
-
 # Everything but the container's device runs under the token.
-provider "pve" {
-  api_token = var.pve_api_token
-}
+provider "pve" {}
 
 # PVE lets only root@pam, logged in with its password, pass a host device
-# through to a container: that one resource uses this second provider.
+# through to a container: that one resource uses this second provider,
+# which ignores PVE_API_TOKEN because it sets username and password.
 variable "root_password" {
   type      = string
   sensitive = true

@@ -44,17 +44,18 @@ func storageGuideBlock(t *testing.T, intro string) string {
 }
 
 // storageGuide is the guide's working directory and the environment its
-// runs take: the endpoint, and the variables the guide's providers.tf and
-// storage.tf declare.
+// runs take: the connection with the token, and the variables the guide's
+// providers.tf and storage.tf declare.
 type storageGuide struct {
 	e     *env
 	dir   string
+	token string
 	files map[string]string
 	vars  map[string]string
 }
 
 func (g *storageGuide) environ() []string {
-	out := []string{"PVE_ENDPOINT=" + g.e.endpoint, "PVE_CA_FILE=" + g.e.caFile}
+	out := []string{"PVE_ENDPOINT=" + g.e.endpoint, "PVE_CA_FILE=" + g.e.caFile, "PVE_API_TOKEN=" + g.token}
 	for k, v := range g.vars {
 		out = append(out, "TF_VAR_"+k+"="+v)
 	}
@@ -180,8 +181,8 @@ func testClusterStorageGuide(t *testing.T, version string) {
 	e.mustApply(e.dir, 4)
 	token := e.outputRaw(e.dir, "api_token")
 
-	g := &storageGuide{e: e, dir: e.workdir("guide"), files: map[string]string{},
-		vars: map[string]string{"pve_api_token": token, "root_password": e.rootPassword, "pbs_password": "first-" + randomHex(t, 8)}}
+	g := &storageGuide{e: e, dir: e.workdir("guide"), token: token, files: map[string]string{},
+		vars: map[string]string{"root_password": e.rootPassword, "pbs_password": "first-" + randomHex(t, 8)}}
 	for _, name := range storageGuideFiles {
 		g.files[name] = exampleFile(t, storageGuideDir, name)
 	}

@@ -49,7 +49,8 @@ func providerSchema() schema.Schema {
 			},
 			"api_token": schema.StringAttribute{
 				MarkdownDescription: "API token as `USER@REALM!TOKENID=SECRET`. Conflicts with `username`/`password`. " +
-					"Environment: `PVE_API_TOKEN` or `PROXMOX_VE_API_TOKEN`.",
+					"Environment: `PVE_API_TOKEN` or `PROXMOX_VE_API_TOKEN`, ignored when the provider block sets `username` or `password` " +
+					"(and `PVE_USERNAME`/`PVE_PASSWORD` are ignored when it sets `api_token`), so an aliased block can log in as another identity.",
 				Optional:  true,
 				Sensitive: true,
 			},
@@ -135,9 +136,19 @@ func resolveSettings(ctx context.Context, m providerModel, getenv func(string) s
 	}
 
 	s.client.Endpoint = str("endpoint", m.Endpoint)
-	s.client.APIToken = str("api_token", m.APIToken)
-	s.client.Username = str("username", m.Username)
-	s.client.Password = str("password", m.Password)
+	// An authentication method set in the configuration wins over the
+	// environment's other one: a provider block with username and password
+	// (an alias for what only root@pam may do) works beside a PVE_API_TOKEN
+	// meant for the default block, and the other way round.
+	cfgToken := !m.APIToken.IsNull()
+	cfgPassword := !m.Username.IsNull() || !m.Password.IsNull()
+	if !cfgPassword || cfgToken {
+		s.client.APIToken = str("api_token", m.APIToken)
+	}
+	if !cfgToken || cfgPassword {
+		s.client.Username = str("username", m.Username)
+		s.client.Password = str("password", m.Password)
+	}
 	s.client.CAFile = str("ca_file", m.CAFile)
 	s.client.TLSServerName = str("tls_server_name", m.TLSServerName)
 	if raw := str("request_timeout", m.RequestTimeout); raw != "" {

@@ -99,6 +99,50 @@ func TestResolveSettings(t *testing.T) {
 			wantErr: `Both "api_token" and "username"/"password" are set`,
 		},
 		{
+			name: "username and password in configuration beside a token in the environment",
+			model: func(m *providerModel) {
+				m.Username = types.StringValue("root@pam")
+				m.Password = types.StringValue("pw")
+			},
+			env: map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token},
+			check: func(t *testing.T, s settings) {
+				if s.client.APIToken != "" || s.client.Username != "root@pam" || s.client.Password != "pw" {
+					t.Fatalf("got %+v", s.client)
+				}
+			},
+		},
+		{
+			name:  "token in configuration beside a username and password in the environment",
+			model: func(m *providerModel) { m.APIToken = types.StringValue(token) },
+			env:   map[string]string{"PVE_ENDPOINT": "https://a", "PVE_USERNAME": "root@pam", "PVE_PASSWORD": "pw"},
+			check: func(t *testing.T, s settings) {
+				if s.client.APIToken != token || s.client.Username != "" || s.client.Password != "" {
+					t.Fatalf("got %+v", s.client)
+				}
+			},
+		},
+		{
+			name: "password in configuration, username from the environment, token ignored",
+			model: func(m *providerModel) {
+				m.Password = types.StringValue("pw")
+			},
+			env: map[string]string{"PVE_ENDPOINT": "https://a", "PVE_API_TOKEN": token, "PVE_USERNAME": "root@pam"},
+			check: func(t *testing.T, s settings) {
+				if s.client.APIToken != "" || s.client.Username != "root@pam" || s.client.Password != "pw" {
+					t.Fatalf("got %+v", s.client)
+				}
+			},
+		},
+		{
+			name: "both methods in configuration",
+			model: func(m *providerModel) {
+				m.APIToken = types.StringValue(token)
+				m.Username = types.StringValue("root@pam")
+			},
+			env:     map[string]string{"PVE_ENDPOINT": "https://a", "PVE_PASSWORD": "pw"},
+			wantErr: `Both "api_token" and "username"/"password" are set`,
+		},
+		{
 			name:    "no auth at all",
 			env:     map[string]string{"PVE_ENDPOINT": "https://a"},
 			wantErr: `Set either "api_token"`,
