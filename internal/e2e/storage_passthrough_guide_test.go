@@ -300,6 +300,9 @@ func testClusterStorageGuide(t *testing.T, version string) {
 		if r.exitCode != 0 {
 			t.Fatalf("%s failed (exit %d):\n%s", line, r.exitCode, r.output)
 		}
+		if strings.Contains(line, "-target") && !strings.Contains(strings.Join(strings.Fields(r.output), " "), "exceptional") {
+			t.Errorf("the guide says Terraform warns that -target is for exceptional cases:\n%s", r.output)
+		}
 	}
 	e.sim.View(func(c *pvesim.Cluster) {
 		for _, id := range []string{"isos", "fast", "pbs"} {
