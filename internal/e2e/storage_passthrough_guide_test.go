@@ -266,7 +266,10 @@ func testClusterStorageGuide(t *testing.T, version string) {
 	guests := g.files["guests.tf"]
 	g.edit("guests.tf", "    usb0 = { mapping = pve_usb_mapping.dongle.id, usb3 = true }\n",
 		"    usb0 = { mapping = pve_usb_mapping.dongle.id, usb3 = true }\n"+storageGuideBlock(t, "instead of a mapping, such as"))
-	g.refused("a raw USB device under the token", plan, []string{"Error: Raw USB Passthrough Needs root@pam"}, "set usb1 with a host USB device", "pve_usb_mapping", "Mapping.Use on /mapping/usb/NAME")
+	g.edit("guests.tf", "    hostpci0 = { mapping = pve_pci_mapping.gpu.id, pcie = true }\n",
+		"    hostpci0 = { mapping = pve_pci_mapping.gpu.id, pcie = true }\n    hostpci1 = { device = \"0000:02:00\" }\n")
+	g.refused("a raw USB and PCI device under the token", plan,
+		[]string{"Error: Raw USB Passthrough Needs root@pam", "Raw PCI Passthrough Needs root@pam"}, "set usb1 with a host USB device", "pve_usb_mapping", "Mapping.Use on /mapping/usb/NAME")
 	g.files["guests.tf"] = guests
 
 	container := g.files["container.tf"]
