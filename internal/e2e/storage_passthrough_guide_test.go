@@ -225,6 +225,16 @@ func testClusterStorageGuide(t *testing.T, version string) {
 	// version the guide shows, in place.
 	g.vars["pbs_password"] = "second-" + randomHex(t, 8)
 	g.edit("storage.tf", "  password_wo_version = 1\n", storageGuideBlock(t, "raise the version in `storage.tf`:"))
+	if r := g.run("plan", "-input=false", "-no-color", "-out=rotate.tfplan"); r.exitCode != 0 {
+		t.Fatalf("the rotation's plan failed (exit %d):\n%s", r.exitCode, r.output)
+	}
+	r := g.run("show", "-json", "rotate.tfplan")
+	if r.exitCode != 0 || !strings.Contains(r.output, `"password_wo_version"`) {
+		t.Fatalf("show the rotation's plan (exit %d):\n%s", r.exitCode, r.output)
+	}
+	if strings.Contains(r.output, g.vars["pbs_password"]) || strings.Contains(r.output, firstPassword) {
+		t.Error("the rotation's plan holds the PBS password")
+	}
 	g.apply("Resources: 0 added, 1 changed, 0 destroyed.")
 	g.stateHasNone(firstPassword, g.vars["pbs_password"], e.rootPassword, token)
 	e.sim.View(func(c *pvesim.Cluster) {
