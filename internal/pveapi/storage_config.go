@@ -41,6 +41,30 @@ func (c *Client) GetStorageConfig(ctx context.Context, id string) (cfg StorageCo
 	return cfg, true, nil
 }
 
+// ListStorageConfigs reads every storage definition of storage.cfg (GET
+// /storage), only those of type typ when not empty, in one request. PVE
+// lists the storages the caller may audit (Datastore.Audit or
+// Datastore.AllocateSpace on /storage/{storage}).
+func (c *Client) ListStorageConfigs(ctx context.Context, typ string) ([]StorageConfig, error) {
+	var query url.Values
+	if typ != "" {
+		query = url.Values{"type": {typ}}
+	}
+	var raw []map[string]any
+	if err := c.Get(ctx, "/storage", query, &raw); err != nil {
+		return nil, err
+	}
+	out := make([]StorageConfig, 0, len(raw))
+	for _, r := range raw {
+		cfg := StorageConfig{Options: wire.StorageOptionsFromAPI(r)}
+		cfg.Storage, _ = r["storage"].(string)
+		cfg.Type, _ = r["type"].(string)
+		cfg.Digest, _ = r["digest"].(string)
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
 // CreateStorage defines storage id of type typ with the options (POST
 // /storage). Sensitive options travel in the form only; the request log
 // redacts them.
