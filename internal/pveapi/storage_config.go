@@ -3,6 +3,7 @@ package pveapi
 import (
 	"context"
 	"net/url"
+	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -98,4 +99,14 @@ func (c *Client) DeleteStorage(ctx context.Context, id string) error {
 		return nil
 	}
 	return err
+}
+
+// IsStorageDigestMismatch reports PVE's refusal of an update whose digest
+// is no longer storage.cfg's: any storage changed since the read
+// (pve-storage src/PVE/API2/Storage/Config.pm update wraps
+// assert_if_modified's die in "update storage failed: ").
+func IsStorageDigestMismatch(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 &&
+		strings.HasPrefix(firstLine(apiErr.Message), "update storage failed: detected modified configuration - file changed by other user?")
 }
