@@ -446,6 +446,19 @@ func TestStorageConfigContentNone(t *testing.T) {
 	if !found {
 		t.Errorf("status = %s", jsonText(status))
 	}
+	// The cluster resources too (pve-manager PVE/API2Tools.pm
+	// extract_storage_stats, content_hash_to_string).
+	var resources []map[string]any
+	e.call(t, http.MethodGet, "/cluster/resources", form("type", "storage")).decode(t, &resources)
+	found = false
+	for _, r := range resources {
+		if r["storage"] == "empty" && r["node"] == "pve1" {
+			found = r["content"] == "none"
+		}
+	}
+	if !found {
+		t.Errorf("resources = %s", jsonText(resources))
+	}
 	// A content filter never matches "none".
 	e.call(t, http.MethodGet, "/nodes/pve1/storage", form("content", "images")).decode(t, &status)
 	for _, s := range status {
