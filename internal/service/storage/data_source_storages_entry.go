@@ -100,7 +100,7 @@ func storageEntryAttributes() map[string]schema.Attribute {
 			attrs[name] = schema.Int64Attribute{Computed: true, MarkdownDescription: l.doc}
 			continue
 		}
-		attrs[name] = schema.StringAttribute{Computed: true, MarkdownDescription: l.doc + " Null for types without it."}
+		attrs[name] = schema.StringAttribute{Computed: true, MarkdownDescription: l.doc + " Null when the storage has none."}
 	}
 	return attrs
 }
