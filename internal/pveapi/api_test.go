@@ -318,8 +318,7 @@ func TestPostWithoutParamsIsNotChunked(t *testing.T) {
 	}
 }
 
-// Form data cannot carry a list (pveproxy joins repeated keys with NUL):
-// a parameter with several values goes as a JSON array.
+// A parameter with several values goes as a JSON array (see encodeBody).
 func TestEncodeBodyRepeatedKeyGoesAsJSON(t *testing.T) {
 	t.Parallel()
 	body, ct, err := encodeBody(url.Values{"id": {"gpu"}, "map": {"node=a,path=/x", "node=b,path=/y"}})

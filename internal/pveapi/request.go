@@ -212,8 +212,10 @@ func reasonPhrase(statusLine string, status int) string {
 // request that must send an empty string, such as clearing a pool's
 // comment, goes as a JSON object, which PVE decodes without that loss.
 // A parameter with several values (an array parameter such as a
-// mapping's "map") goes as JSON too: the form decoder joins repeated keys
-// into one NUL-separated value, which PVE then takes as one item.
+// mapping's "map") goes as JSON too, as an array. (pveproxy's form decoder
+// would also collect a repeated key into an array, pve-http-server
+// src/PVE/APIServer/AnyEvent.pm decode_urlencoded; the JSON body keeps the
+// one encoding for both cases.)
 // Everything else stays form-encoded, as PVE's own clients send it.
 func encodeBody(params url.Values) (body []byte, contentType string, err error) {
 	needsJSON := false

@@ -3,6 +3,7 @@ package pveapi
 import (
 	"context"
 	"net/url"
+	"strings"
 
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -41,6 +42,30 @@ func (c *Client) GetStorageConfig(ctx context.Context, id string) (cfg StorageCo
 	return cfg, true, nil
 }
 
+// ListStorageConfigs reads every storage definition of storage.cfg (GET
+// /storage), only those of type typ when not empty, in one request. PVE
+// lists the storages the caller may audit (Datastore.Audit or
+// Datastore.AllocateSpace on /storage/{storage}).
+func (c *Client) ListStorageConfigs(ctx context.Context, typ string) ([]StorageConfig, error) {
+	var query url.Values
+	if typ != "" {
+		query = url.Values{"type": {typ}}
+	}
+	var raw []map[string]any
+	if err := c.Get(ctx, "/storage", query, &raw); err != nil {
+		return nil, err
+	}
+	out := make([]StorageConfig, 0, len(raw))
+	for _, r := range raw {
+		cfg := StorageConfig{Options: wire.StorageOptionsFromAPI(r)}
+		cfg.Storage, _ = r["storage"].(string)
+		cfg.Type, _ = r["type"].(string)
+		cfg.Digest, _ = r["digest"].(string)
+		out = append(out, cfg)
+	}
+	return out, nil
+}
+
 // CreateStorage defines storage id of type typ with the options (POST
 // /storage). Sensitive options travel in the form only; the request log
 // redacts them.
@@ -74,4 +99,14 @@ func (c *Client) DeleteStorage(ctx context.Context, id string) error {
 		return nil
 	}
 	return err
+}
+
+// IsStorageDigestMismatch reports PVE's refusal of an update whose digest
+// is no longer storage.cfg's: any storage changed since the read
+// (pve-storage src/PVE/API2/Storage/Config.pm update wraps
+// assert_if_modified's die in "update storage failed: ").
+func IsStorageDigestMismatch(err error) bool {
+	apiErr, ok := AsError(err)
+	return ok && apiErr.StatusCode == 500 &&
+		strings.HasPrefix(firstLine(apiErr.Message), "update storage failed: detected modified configuration - file changed by other user?")
 }

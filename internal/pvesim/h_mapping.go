@@ -159,8 +159,8 @@ func (k *mappingKindSpec) read(c *call) (any, error) {
 	return k.answer(c.cluster, mp), nil
 }
 
-// mapEntries is the "map" parameter's items (form data joins repeated
-// values with NUL).
+// mapEntries is the "map" parameter's items (the call's parameters join
+// an array's items with NUL, see schema.Method.JoinedValue).
 func mapEntries(c *call) []string {
 	v, ok := c.param("map")
 	if !ok {

@@ -11,9 +11,8 @@ const (
 	gpuEntry2 = "node=pve2,path=0000:02:00,id=10de:2204,subsystem-id=1458:403b"
 )
 
-// mappingJSON sends a JSON body: several "map" entries need one, since
-// form data joins a repeated key into one value (see
-// TestMappingFormJoinsEntries).
+// mappingJSON sends a JSON body (several "map" entries can also come as a
+// repeated form key, see TestMappingFormRepeatedEntries).
 func mappingJSON(t *testing.T, e *env, method, path string, obj map[string]any, edits ...func(*http.Request)) *answer {
 	t.Helper()
 	raw, err := json.Marshal(obj)
@@ -297,17 +296,21 @@ func TestMappingEntriesForGuests(t *testing.T) {
 	}
 }
 
-// Form data joins a repeated "map" into one NUL-separated value, which
-// RESTHandler's legacy normalisation wraps as a one-element list: the
-// entry fails its format (pve-http-server decode_urlencoded, pve-common
-// src/PVE/RESTHandler.pm normalize_legacy_param_formats). Several entries
-// need a JSON body.
-func TestMappingFormJoinsEntries(t *testing.T) {
+// A repeated form key is an array, like a JSON array: "map" sent twice as
+// form data gives two entries (pve-http-server src/PVE/APIServer/AnyEvent.pm
+// decode_urlencoded collects repeated values in an array reference).
+func TestMappingFormRepeatedEntries(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Options{})
-	a := e.call(t, http.MethodPost, "/cluster/mapping/pci", form("id", "gpu0", "map", gpuEntry1, "map", gpuEntry2))
-	if a.status != http.StatusBadRequest || a.errors["map[0]"] == "" {
-		t.Fatalf("repeated form map: %d %v", a.status, a.errors)
+	e.call(t, http.MethodPost, "/cluster/mapping/pci", form("id", "gpu0", "map", gpuEntry1, "map", gpuEntry2)).wantOK(t)
+	m, _ := mappingRead(t, e, "pci", "gpu0")["map"].([]any)
+	if len(m) != 2 || m[0] != gpuEntry1 || m[1] != gpuEntry2 {
+		t.Errorf("map = %v", m)
+	}
+	// A scalar parameter refuses a repeated key (JSONSchema check_type).
+	a := e.call(t, http.MethodPost, "/cluster/mapping/pci", form("id", "gpu1", "map", gpuEntry1, "description", "a", "description", "b"))
+	if a.status != http.StatusBadRequest || a.errors["description"] != "type check ('string') failed - got ARRAY" {
+		t.Errorf("repeated description: %d %v", a.status, a.errors)
 	}
 }
 

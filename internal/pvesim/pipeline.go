@@ -197,19 +197,18 @@ func (s *Sim) process(r *http.Request, rel string, inAPI bool, m *schema.Method,
 			message: fmt.Sprintf("Method '%s %s' not implemented", r.Method, rel),
 		})
 	}
-	decoded := r.ContentLength > 0 && mediaType(r.Header.Get("Content-Type")) == jsonType
-	return s.dispatch(rel, m, rt, vars, params, user, cr.apiToken != "", decoded)
+	return s.dispatch(rel, m, rt, vars, params, user, cr.apiToken != "")
 }
 
 // pve-manager PVE/HTTPServer.pm rest_handler: duplicate path parameters,
 // the API token restriction, check_api2_permissions, proxyto, then
 // pve-common src/PVE/JSONSchema.pm validate and the handler.
 //
-// decoded says the parameters came from a JSON body: a key with several
-// values was a JSON array, which an array parameter (a mapping's "map")
-// takes as its list, where form data joins repeated keys into one value.
+// A key with several values is an array, from a JSON body or a form key
+// sent twice alike (schema.Method.Validate): an array parameter (a
+// mapping's "map") takes it as its list.
 func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]string,
-	params map[string][]string, user identity, viaToken, decoded bool,
+	params map[string][]string, user identity, viaToken bool,
 ) reply {
 	dup := map[string]string{}
 	for k, v := range vars {
@@ -228,7 +227,7 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 	}
 	flat := make(map[string]string, len(params))
 	for k, v := range params {
-		flat[k] = strings.Join(v, "\x00")
+		flat[k] = m.JoinedValue(k, v)
 	}
 	// pve-access-control src/PVE/RPCEnvironment.pm check_api2_permissions:
 	// check_any names every privilege, check the first one missing.
@@ -254,11 +253,7 @@ func (s *Sim) dispatch(rel string, m *schema.Method, rt *route, vars map[string]
 			return errorReply(asAPIError(err))
 		}
 	}
-	validate := m.Validate
-	if decoded {
-		validate = m.ValidateDecoded
-	}
-	if errs := validate(params); len(errs) > 0 {
+	if errs := m.Validate(params); len(errs) > 0 {
 		return errorReply(asAPIError(paramError(errs)))
 	}
 
@@ -338,8 +333,11 @@ func readParams(r *http.Request) (map[string][]string, error) {
 
 // decodeURLEncoded is pveproxy's decode_urlencoded: pairs split at '&' or
 // ';', key and value split at '=' where only the first two fields count,
-// '+' is a space, %XX is decoded, and a pair without a value means the
-// parameter is not given at all.
+// '+' is a space, %XX is decoded, and a pair without a value sets the
+// parameter to undef: not given, and values of the same key before it are
+// dropped (a later value starts afresh). A key given several times
+// collects its values (an array reference in PVE; see
+// schema.Method.Validate).
 // pve-http-server src/PVE/APIServer/AnyEvent.pm decode_urlencoded
 func decodeURLEncoded(data string) map[string][]string {
 	out := map[string][]string{}
@@ -350,6 +348,7 @@ func decodeURLEncoded(data string) map[string][]string {
 		fields := strings.Split(kv, "=")
 		k := formUnescape(fields[0])
 		if len(fields) < 2 || fields[1] == "" {
+			delete(out, k)
 			continue
 		}
 		v := formUnescape(fields[1])

@@ -186,8 +186,10 @@ func TestQueryOverridesBody(t *testing.T) {
 
 func TestDecodeURLEncoded(t *testing.T) {
 	t.Parallel()
-	got := decodeURLEncoded("a=1&b=x+y;c=%41%zz&d=&e&f=1=2&a=2")
-	want := map[string][]string{"a": {"1", "2"}, "b": {"x y"}, "c": {"A%zz"}, "f": {"1"}}
+	// A pair without a value sets the key to undef, dropping the values
+	// before it (g); a value after it starts afresh (h).
+	got := decodeURLEncoded("a=1&b=x+y;c=%41%zz&d=&e&f=1=2&a=2&g=1&g&h=1&h=&h=3")
+	want := map[string][]string{"a": {"1", "2"}, "b": {"x y"}, "c": {"A%zz"}, "f": {"1"}, "h": {"3"}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v", got)
 	}
@@ -230,5 +232,31 @@ func TestLargeAnswerCompressed(t *testing.T) {
 	sim.Handler().ServeHTTP(rec, req)
 	if rec.Code != http.StatusOK || rec.Header().Get("Content-Encoding") != "gzip" {
 		t.Fatalf("got %d, encoding %q", rec.Code, rec.Header().Get("Content-Encoding"))
+	}
+}
+
+// A form key sent twice is an array, as a JSON array is
+// (pve-http-server src/PVE/APIServer/AnyEvent.pm decode_urlencoded): a
+// string parameter with a "-list" format takes it joined with commas
+// (pve-common src/PVE/RESTHandler.pm normalize_legacy_param_formats), any
+// other scalar parameter refuses it (src/PVE/JSONSchema.pm check_type).
+func TestRepeatedFormKey(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/storage", form("storage", "rep", "type", "dir", "path", "/srv/rep",
+		"content", "iso", "content", "backup", "nodes", "pve1", "nodes", "pve2")).wantOK(t)
+	var cfg map[string]any
+	e.call(t, http.MethodGet, "/storage/rep", nil).decode(t, &cfg)
+	if cfg["content"] != "backup,iso" || cfg["nodes"] != "pve1,pve2" {
+		t.Errorf("config = %s", jsonText(cfg))
+	}
+	a := e.call(t, http.MethodPost, "/storage", form("storage", "rep2", "type", "dir", "path", "/srv/a", "path", "/srv/b"))
+	if a.status != http.StatusBadRequest || a.errors["path"] != "type check ('string') failed - got ARRAY" {
+		t.Errorf("repeated path: %d %v", a.status, a.errors)
+	}
+	// The same in the query string of a GET.
+	a = e.call(t, http.MethodGet, "/nodes/pve1/storage?storage=local&storage=rep", nil)
+	if a.status != http.StatusBadRequest || a.errors["storage"] != "type check ('string') failed - got ARRAY" {
+		t.Errorf("repeated storage filter: %d %v", a.status, a.errors)
 	}
 }

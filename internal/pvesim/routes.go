@@ -59,7 +59,8 @@ func (c *call) checkRoute(p permission, params map[string]string) error {
 }
 
 // call is one request as a handler sees it: validated parameters (path
-// variables included, repeated values joined with NUL as PVE does), the
+// variables included; a repeated "-list" parameter joined with commas as
+// PVE's legacy normalisation does, other repeated values with NUL), the
 // caller and the model.
 type call struct {
 	sim     *Sim

@@ -70,8 +70,6 @@ func TestStorageConfigLVMBase(t *testing.T) {
 	e.call(t, http.MethodPost, "/storage", form(lvm("local:iso/x.iso")...)).
 		wantStatus(t, 500, "create storage failed: unsupported base type 'dir' at /usr/share/perl5/PVE/Storage/LVMPlugin.pm line 489.")
 	e.call(t, http.MethodPost, "/storage", form("storage", "san", "type", "iscsi", "portal", "192.0.2.20",
-		"target", "iqn.2003-01.org.example:san", "content", "none")).wantStatus(t, 400, "Parameter verification failed.")
-	e.call(t, http.MethodPost, "/storage", form("storage", "san", "type", "iscsi", "portal", "192.0.2.20",
 		"target", "iqn.2003-01.org.example:san")).wantOK(t)
 	e.call(t, http.MethodPost, "/storage", form(lvm("san:0.0.1.scsi-3600")...)).wantOK(t)
 	cfg := readStorage(t, e, "vg1")

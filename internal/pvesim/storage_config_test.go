@@ -106,9 +106,7 @@ func TestStorageConfigCreateRefusals(t *testing.T) {
 	} {
 		e.call(t, http.MethodPost, "/storage", form(tc.params...)).wantStatus(t, tc.status, tc.reason)
 	}
-	// "none" with others (decode_value; the schema's content format of
-	// the shared formats table refuses 'none' before, see
-	// TestStorageContentNone).
+	// "none" with others (decode_value; see also TestStorageConfigContentNone).
 	if _, err := decodeStorageContent(storageTypes91["iscsi"], "images,none"); err == nil ||
 		err.Error() != "unable to combine 'none' with other content types" {
 		t.Errorf("images,none: %v", err)
@@ -408,4 +406,94 @@ func TestStorageConfigGlusterfs84(t *testing.T) {
 	e9 := newEnv(t, Options{})
 	e9.call(t, http.MethodPost, "/storage", form("storage", "gfs", "type", "glusterfs", "volume", "gv0")).
 		wantStatus(t, 400, "Parameter verification failed.")
+}
+
+// content "none": the content format takes it (pve-storage
+// src/PVE/Storage/Plugin.pm verify_content checks against the dir plugin's
+// content types, which hold none; the shared formats table leaves it out),
+// decode_value keeps it for the types whose plugindata content lists it
+// (dir, btrfs, iscsi, iscsidirect, pbs) and refuses it for the others or
+// beside other types; GET answers "none" (encode_value,
+// content_hash_to_string), and so do the nodes' status lists
+// (src/PVE/Storage.pm storage_info).
+func TestStorageConfigContentNone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/storage", form("storage", "empty", "type", "dir", "path", "/srv/empty",
+		"content", "none")).wantOK(t)
+	if cfg := readStorage(t, e, "empty"); cfg["content"] != "none" {
+		t.Errorf("dir content = %v", cfg["content"])
+	}
+	var list []map[string]any
+	e.call(t, http.MethodGet, "/storage", form("type", "dir")).decode(t, &list)
+	found := false
+	for _, s := range list {
+		if s["storage"] == "empty" {
+			found = s["content"] == "none"
+		}
+	}
+	if !found {
+		t.Errorf("GET /storage = %s", jsonText(list))
+	}
+	var status []map[string]any
+	e.call(t, http.MethodGet, "/nodes/pve1/storage", nil).decode(t, &status)
+	found = false
+	for _, s := range status {
+		if s["storage"] == "empty" {
+			found = s["content"] == "none"
+		}
+	}
+	if !found {
+		t.Errorf("status = %s", jsonText(status))
+	}
+	// The cluster resources too (pve-manager PVE/API2Tools.pm
+	// extract_storage_stats, content_hash_to_string).
+	var resources []map[string]any
+	e.call(t, http.MethodGet, "/cluster/resources", form("type", "storage")).decode(t, &resources)
+	found = false
+	for _, r := range resources {
+		if r["storage"] == "empty" && r["node"] == "pve1" {
+			found = r["content"] == "none"
+		}
+	}
+	if !found {
+		t.Errorf("resources = %s", jsonText(resources))
+	}
+	// A content filter never matches "none".
+	e.call(t, http.MethodGet, "/nodes/pve1/storage", form("content", "images")).decode(t, &status)
+	for _, s := range status {
+		if s["storage"] == "empty" {
+			t.Errorf("content=images lists %s", jsonText(s))
+		}
+	}
+	// In place, both ways.
+	e.call(t, http.MethodPut, "/storage/local", form("content", "none")).wantOK(t)
+	if cfg := readStorage(t, e, "local"); cfg["content"] != "none" {
+		t.Errorf("local content = %v", cfg["content"])
+	}
+	e.call(t, http.MethodPut, "/storage/empty", form("content", "iso")).wantOK(t)
+	if cfg := readStorage(t, e, "empty"); cfg["content"] != "iso" {
+		t.Errorf("empty content = %v", cfg["content"])
+	}
+	e.call(t, http.MethodPut, "/storage/empty", form("content", "none,iso")).
+		wantStatus(t, 500, "update storage failed: unable to combine 'none' with other content types")
+	e.call(t, http.MethodPost, "/storage", form("storage", "san", "type", "iscsi", "portal", "192.0.2.20",
+		"target", "iqn.2003-01.org.example:san", "content", "none")).wantOK(t)
+	if cfg := readStorage(t, e, "san"); cfg["content"] != "none" {
+		t.Errorf("iscsi content = %v", cfg["content"])
+	}
+	// Types without "none" in their plugindata content.
+	for _, params := range [][]string{
+		{"storage", "vg", "type", "lvm", "vgname", "vg", "content", "none"},
+		{"storage", "ceph", "type", "rbd", "pool", "rbd", "content", "none"},
+		{"storage", "nfs1", "type", "nfs", "server", "192.0.2.7", "export", "/srv", "path", "/mnt/pve/nfs1", "content", "none"},
+	} {
+		e.call(t, http.MethodPost, "/storage", form(params...)).
+			wantStatus(t, 500, "storage does not support content type 'none'")
+	}
+	e.call(t, http.MethodPut, "/storage/local-lvm", form("content", "none")).
+		wantStatus(t, 500, "update storage failed: storage does not support content type 'none'")
+	// Still not a content type of its own.
+	e.call(t, http.MethodPost, "/storage", form("storage", "d2", "type", "dir", "path", "/srv/d2",
+		"content", "nothing")).wantStatus(t, 400, "Parameter verification failed.")
 }

@@ -74,7 +74,7 @@ func (s *Sim) receiveUpload(r *http.Request, rel string, m *schema.Method, rt *r
 	defer pendingUploads.Delete(tmp)
 	params["tmpfilename"] = []string{tmp}
 	rec.Params = redactParams(params)
-	return s.dispatch(rel, m, rt, vars, params, user, viaToken, false)
+	return s.dispatch(rel, m, rt, vars, params, user, viaToken)
 }
 
 // errUploadFailed is pveproxy's answer to a body it could not take apart.

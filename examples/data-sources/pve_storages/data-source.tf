@@ -12,3 +12,13 @@ resource "pve_iso" "debian" {
   file_name = "debian-13.1.0-amd64-netinst.iso"
   url       = "https://cdimage.debian.org/debian-cd/current/amd64/iso-cd/debian-13.1.0-amd64-netinst.iso"
 }
+
+# Without a node: the datacenter's storage definitions, here the NFS ones,
+# with where each one lives.
+data "pve_storages" "nfs" {
+  type = "nfs"
+}
+
+output "nfs_exports" {
+  value = { for s in data.pve_storages.nfs.storages : s.storage => "${s.server}:${s.export}" }
+}

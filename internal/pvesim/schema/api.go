@@ -295,24 +295,18 @@ func (a *API) Methods() []*Method { return append([]*Method(nil), a.all...) }
 // request is valid, otherwise the errors map of PVE's
 // "400 Parameter verification failed." answer: parameter name to message.
 //
-// params is form data (query string, x-www-form-urlencoded body): a key sent
-// twice has two values, which PVE's HTTP server joins with NUL into one
-// string, so a repeated plain parameter is one odd value and a repeated
-// "-list" parameter is a valid list. Use ValidateDecoded for a JSON body.
+// A key with several values is an array, whether it came as a JSON array
+// or as a form key sent twice (a=1&a=2): pve-http-server's
+// decode_urlencoded collects the values of a repeated key in an array
+// reference, as decode_json does for a JSON array. A scalar parameter
+// rejects it with "type check ('string') failed - got ARRAY", a string
+// parameter with a "-list" format takes it joined with commas. JSON
+// booleans must be passed as "1" or "0".
 func (m *Method) Validate(params map[string][]string) map[string]string {
-	return m.validate(params, false)
+	return m.validate(params)
 }
 
-// ValidateDecoded is Validate for parameters decoded from a JSON body: a key
-// with several values was a JSON array, which a scalar parameter rejects
-// with "type check ('string') failed - got ARRAY" and a string parameter
-// with a "-list" format joins with commas. JSON booleans must be passed as
-// "1" or "0".
-func (m *Method) ValidateDecoded(params map[string][]string) map[string]string {
-	return m.validate(params, true)
-}
-
-func (m *Method) validate(params map[string][]string, lists bool) map[string]string {
+func (m *Method) validate(params map[string][]string) map[string]string {
 	load()
 	if m.def.SkipObjectCheck {
 		// check_prop only looks into an object when the schema has
@@ -321,7 +315,7 @@ func (m *Method) validate(params map[string][]string, lists bool) map[string]str
 		return nil
 	}
 	errs := errorSet{}
-	values := normalizeParams(m.def, params, lists)
+	values := normalizeParams(m.def, params)
 	p := m.def.Params
 	checkObject("", objectSpec{props: p.Properties, method: m.def, closed: p.Closed, extra: p.AdditionalSchema}, values, errs)
 	if len(errs) == 0 {

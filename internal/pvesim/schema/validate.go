@@ -50,16 +50,22 @@ func scalarValue(s string) *value { return &value{scalar: s} }
 
 // normalizeParams turns the request into PVE's parameter hash.
 //
-// Form data (lists false): pve-http-server's decode_urlencoded joins the
-// values of a repeated key with NUL, CGI.pm style, so PVE sees one string.
-// Decoded JSON (lists true): several values are a JSON array.
+// A key with several values is an array reference, for form data as for a
+// JSON body: pve-http-server src/PVE/APIServer/AnyEvent.pm
+// decode_urlencoded pushes the values of a repeated key onto an array
+// (its comment still speaks of CGI.pm's NUL-separated strings, which the
+// code no longer builds), and decode_json gives JSON arrays.
 //
-// Then RESTHandler's legacy normalisation runs: a list for a string
-// parameter with a "-list" format is joined with commas, and a Perl-true
-// scalar for an array parameter becomes a one-element list.
+// Then RESTHandler's legacy normalisation runs on the top-level values
+// (pve-common src/PVE/RESTHandler.pm normalize_legacy_param_formats): an
+// array for a string parameter with a "-list" format is joined with
+// commas, and a Perl-true scalar for an array parameter becomes a
+// one-element list. An array for any other parameter stays an array, which
+// check_type refuses ("type check ('string') failed - got ARRAY",
+// pve-common src/PVE/JSONSchema.pm check_type).
 //
 // "_dc" (a cache buster) is dropped: PVE's HTTP server removes it.
-func normalizeParams(d *methodDef, params map[string][]string, lists bool) map[string]*value {
+func normalizeParams(d *methodDef, params map[string][]string) map[string]*value {
 	out := make(map[string]*value, len(params))
 	for k, vals := range params {
 		if len(vals) == 0 || k == "_dc" {
@@ -67,15 +73,12 @@ func normalizeParams(d *methodDef, params map[string][]string, lists bool) map[s
 		}
 		s := d.param(k)
 		if len(vals) > 1 {
-			if !lists {
-				vals = []string{strings.Join(vals, "\x00")}
-			} else if s != nil && s.Type == "string" && strings.HasSuffix(s.FormatName, "-list") {
+			if isListFormat(s) {
 				out[k] = scalarValue(strings.Join(vals, ","))
-				continue
 			} else {
 				out[k] = &value{list: append([]string(nil), vals...), isList: true}
-				continue
 			}
+			continue
 		}
 		if s != nil && s.Type == "array" && perlTruthy(vals[0]) {
 			out[k] = &value{list: []string{vals[0]}, isList: true}
@@ -84,6 +87,24 @@ func normalizeParams(d *methodDef, params map[string][]string, lists bool) map[s
 		out[k] = scalarValue(vals[0])
 	}
 	return out
+}
+
+// isListFormat tells whether a parameter is a string with a "-list" format,
+// whose array value normalize_legacy_param_formats joins with commas.
+func isListFormat(s *schemaNode) bool {
+	return s != nil && s.Type == "string" && strings.HasSuffix(s.FormatName, "-list")
+}
+
+// JoinedValue is the value a handler sees for a parameter given several
+// times: joined with commas for a string parameter with a "-list" format
+// (normalize_legacy_param_formats), else NUL-joined, the simulator's
+// spelling of the array its handlers split (an array parameter's items).
+// pve-common src/PVE/RESTHandler.pm normalize_legacy_param_formats
+func (m *Method) JoinedValue(name string, vals []string) string {
+	if isListFormat(m.def.param(name)) {
+		return strings.Join(vals, ",")
+	}
+	return strings.Join(vals, "\x00")
 }
 
 // perlTruthy is Perl's truth for a string: everything but "" and "0".

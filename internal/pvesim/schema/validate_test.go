@@ -252,20 +252,22 @@ func TestValidate(t *testing.T) {
 			method: "PUT", path: "/pools",
 			params: one("poolid", "prod", "vms", "100,101"),
 		},
+		// pve-http-server src/PVE/APIServer/AnyEvent.pm decode_urlencoded:
+		// a repeated form key is an array reference.
 		{
-			name:   "repeated form field is one NUL-joined string",
+			name:   "repeated form field is an ARRAY",
 			method: "POST", path: "/nodes/pve1/qemu",
 			params: map[string][]string{"vmid": {"100"}, "name": {"a", "b"}},
-			want:   map[string]string{"name": "invalid format - value does not look like a valid DNS name\n"},
+			want:   map[string]string{"name": "type check ('string') failed - got ARRAY"},
 		},
 		{
 			name:   "repeated boolean form field",
 			method: "POST", path: "/nodes/pve1/qemu",
 			params: map[string][]string{"vmid": {"100"}, "start": {"1", "1"}},
-			want:   map[string]string{"start": "type check ('boolean') failed - got '1\x001'"},
+			want:   map[string]string{"start": "type check ('boolean') failed - got ARRAY"},
 		},
 		{
-			name:   "repeated -list form field splits on NUL",
+			name:   "repeated -list form field is joined with commas",
 			method: "POST", path: "/nodes/pve1/qemu",
 			params: map[string][]string{"vmid": {"100"}, "tags": {"a", "b"}},
 		},
@@ -423,7 +425,7 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-func TestValidateDecodedJSONLists(t *testing.T) {
+func TestValidateJSONLists(t *testing.T) {
 	t.Parallel()
 	m, _, _ := Lookup("POST", "/nodes/pve1/qemu")
 	cases := []struct {
@@ -445,7 +447,7 @@ func TestValidateDecodedJSONLists(t *testing.T) {
 			map[string]string{"tags": "invalid format - invalid characters in tag\n"}},
 	}
 	for _, tc := range cases {
-		if got := m.ValidateDecoded(tc.params); !reflect.DeepEqual(got, tc.want) {
+		if got := m.Validate(tc.params); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: got %#v, want %#v", tc.name, got, tc.want)
 		}
 	}
@@ -468,7 +470,7 @@ func TestValidateArrayParameter(t *testing.T) {
 	bad := maps.Clone(base)
 	bad["interfaces"] = []string{"name=ens18", "mtu=9000"}
 	want := map[string]string{"interfaces[1]": "invalid format - invalid key in comma-separated list property: mtu\n"}
-	if got := m.ValidateDecoded(bad); !reflect.DeepEqual(got, want) {
+	if got := m.Validate(bad); !reflect.DeepEqual(got, want) {
 		t.Errorf("second interface: got %#v, want %#v", got, want)
 	}
 	// A scalar for an array parameter that is Perl-false is not wrapped.

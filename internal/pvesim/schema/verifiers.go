@@ -54,6 +54,8 @@ func init() {
 		"pve-phys-bits":        verifyPhysBits,
 		"pve-vlan-id-or-range": verifyVLANIDOrRange,
 
+		"pve-storage-content": verifyStorageContent,
+
 		"storage-pair": func(v string) string { return verifyIDPair(v, "pve-storage-id") },
 		"bridge-pair":  func(v string) string { return verifyIDPair(v, "pve-bridge-id") },
 
@@ -399,4 +401,24 @@ func vmSafeCPUFlagsRegexp() *regexp.Regexp {
 	}
 	flag := `[+-](?:` + strings.Join(quoted, "|") + `)`
 	return cachedRegexp(`^` + flag + `(?:;` + flag + `)*$`)
+}
+
+// storageContentTypes are the content types verify_content accepts: the
+// dir plugin's plugindata content list, which "dir includes all other
+// types" per PVE's comment, and "import" (accepted before the lookup).
+// The shared formats table transcribes this format without "none"; PVE's
+// source has it (pve-storage src/PVE/Storage/DirPlugin.pm plugindata
+// content: images, rootdir, vztmpl, iso, backup, snippets, none, import),
+// and the source wins.
+var storageContentTypes = map[string]bool{
+	"images": true, "rootdir": true, "vztmpl": true, "iso": true,
+	"backup": true, "snippets": true, "none": true, "import": true,
+}
+
+// verifyStorageContent is the pve-storage-content format (and, per item,
+// pve-storage-content-list). Whether a storage type holds "none" is
+// decode_value's check, not the format's.
+// pve-storage src/PVE/Storage/Plugin.pm verify_content, valid_content_types
+func verifyStorageContent(v string) string {
+	return failUnless(storageContentTypes[v], "invalid content type '"+v+"'")
 }

@@ -20,6 +20,16 @@ var _ datasource.DataSourceWithConfigure = (*storagesDataSource)(nil)
 // contentTypes are PVE's storage content types.
 var contentTypes = []string{"images", "rootdir", "iso", "vztmpl", "import", "backup", "snippets"}
 
+// storageTypeNames are the storage types PVE lists (GET /storage's type
+// enum): the 14 of the type table, and glusterfs, which PVE 8.4 still has.
+func storageTypeNames() []string {
+	out := make([]string, 0, len(wire.StorageTypes)+1)
+	for _, t := range wire.StorageTypes {
+		out = append(out, t.Name)
+	}
+	return append(out, "glusterfs")
+}
+
 // NewStoragesDataSource is the pve_storages constructor.
 func NewStoragesDataSource() datasource.DataSource {
 	return &storagesDataSource{}
@@ -32,21 +42,10 @@ type storagesDataSource struct {
 type storagesModel struct {
 	ID       types.String   `tfsdk:"id"`
 	Node     types.String   `tfsdk:"node"`
+	Type     types.String   `tfsdk:"type"`
 	Content  types.String   `tfsdk:"content"`
 	Shared   types.Bool     `tfsdk:"shared"`
 	Storages []storageEntry `tfsdk:"storages"`
-}
-
-type storageEntry struct {
-	Storage   types.String `tfsdk:"storage"`
-	Type      types.String `tfsdk:"type"`
-	Content   []string     `tfsdk:"content"`
-	Shared    types.Bool   `tfsdk:"shared"`
-	Enabled   types.Bool   `tfsdk:"enabled"`
-	Active    types.Bool   `tfsdk:"active"`
-	Total     types.Int64  `tfsdk:"total"`
-	Used      types.Int64  `tfsdk:"used"`
-	Available types.Int64  `tfsdk:"available"`
 }
 
 func (d *storagesDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -55,21 +54,30 @@ func (d *storagesDataSource) Metadata(_ context.Context, req datasource.Metadata
 
 func (d *storagesDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The storages one node can use, with their content types and space, sorted by id, " +
-			"so a configuration can pick a storage (for example one that takes `iso` and has room) instead of naming one.",
+		MarkdownDescription: "The storages of the cluster, sorted by id. Without `node`, the storage definitions " +
+			"(Datacenter → Storage, the datacenter's storage.cfg): type, content types, node restriction and where the " +
+			"storage lives. With `node`, the storages that node can use, with their status and space as well, so a " +
+			"configuration can pick a storage (for example one that takes `iso` and has room) instead of naming one. " +
+			"Passwords, keyrings and keys are never shown: PVE does not return them.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
-				MarkdownDescription: "The node name.",
+				MarkdownDescription: "The node name, or `storages` without `node`.",
 				Computed:            true,
 			},
 			"node": schema.StringAttribute{
-				MarkdownDescription: "Node whose view of the storages to read: a node-local storage has its own space on every node.",
-				Required:            true,
-				Validators:          []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
+				MarkdownDescription: "Node whose view of the storages to read: a node-local storage has its own space on every node. " +
+					"Without it, every storage definition is listed, whatever node it is available on, without status.",
+				Optional:   true,
+				Validators: []validator.String{fwutil.Format(wire.IsNodeName, "must be a PVE node name")},
+			},
+			"type": schema.StringAttribute{
+				MarkdownDescription: "Only storages of this type (`dir`, `nfs`, `lvmthin`, `zfspool`, `pbs`, ...).",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.OneOf(storageTypeNames()...)},
 			},
 			"content": schema.StringAttribute{
 				MarkdownDescription: "Only storages that take this content type (`images`, `rootdir`, `iso`, `vztmpl`, `import`, `backup`, `snippets`). " +
-					"PVE then also leaves out storages that are disabled or not available on the node.",
+					"With `node`, PVE then also leaves out storages that are disabled or not available on the node.",
 				Optional:   true,
 				Validators: []validator.String{stringvalidator.OneOf(contentTypes...)},
 			},
@@ -80,19 +88,7 @@ func (d *storagesDataSource) Schema(_ context.Context, _ datasource.SchemaReques
 			"storages": schema.ListNestedAttribute{
 				MarkdownDescription: "The matching storages, sorted by id.",
 				Computed:            true,
-				NestedObject: schema.NestedAttributeObject{
-					Attributes: map[string]schema.Attribute{
-						"storage":   schema.StringAttribute{Computed: true, MarkdownDescription: "Storage id."},
-						"type":      schema.StringAttribute{Computed: true, MarkdownDescription: "Storage type: `dir`, `lvmthin`, `nfs`, `zfspool`, ..."},
-						"content":   schema.SetAttribute{Computed: true, ElementType: types.StringType, MarkdownDescription: "Content types the storage takes."},
-						"shared":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether every node sees the same storage."},
-						"enabled":   schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the storage is enabled and available on the node."},
-						"active":    schema.BoolAttribute{Computed: true, MarkdownDescription: "Whether the storage is active (mounted, reachable) on the node."},
-						"total":     schema.Int64Attribute{Computed: true, MarkdownDescription: "Size in bytes; 0 when not active."},
-						"used":      schema.Int64Attribute{Computed: true, MarkdownDescription: "Bytes in use."},
-						"available": schema.Int64Attribute{Computed: true, MarkdownDescription: "Bytes free."},
-					},
-				},
+				NestedObject:        schema.NestedAttributeObject{Attributes: storageEntryAttributes()},
 			},
 		},
 	}
@@ -104,12 +100,26 @@ func (d *storagesDataSource) Configure(_ context.Context, req datasource.Configu
 	}
 }
 
-// Read is one request: the node's storage list, filtered by content in PVE
-// and by shared here.
+// Read is one request without node (the definitions, GET /storage) and two
+// with it: the node's storage list, filtered by content in PVE, and the
+// definitions once for all of them. Type and shared filter here.
 func (d *storagesDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var m storagesModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	defs, err := d.client.ListStorageConfigs(ctx, "")
+	if err != nil {
+		fwutil.AddAPIError(&resp.Diagnostics, "Unable To List Storage Definitions", err)
+		return
+	}
+	f := entryFilter{typ: m.Type.ValueString(), shared: m.Shared}
+	if m.Node.IsNull() {
+		f.content = m.Content.ValueString()
+		m.ID = types.StringValue("storages")
+		m.Storages = storagesFromDefinitions(defs, f)
+		resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 		return
 	}
 	var filter pveapi.StorageFilter
@@ -122,35 +132,87 @@ func (d *storagesDataSource) Read(ctx context.Context, req datasource.ReadReques
 		return
 	}
 	m.ID = m.Node
-	m.Storages = storagesFromAPI(list, m.Shared)
+	m.Storages = storagesFromAPI(list, defs, f)
 	resp.Diagnostics.Append(resp.State.Set(ctx, m)...)
 }
 
-// storagesFromAPI maps the list, keeping only the wanted sharing when
-// shared is set.
-func storagesFromAPI(list []pveapi.NodeStorage, shared types.Bool) []storageEntry {
+// entryFilter is what the data source filters itself: type, sharing, and
+// without a node the content type.
+type entryFilter struct {
+	typ, content string
+	shared       types.Bool
+}
+
+func (f entryFilter) keep(typ string, shared bool, content []string) bool {
+	if f.typ != "" && typ != f.typ {
+		return false
+	}
+	if !f.shared.IsNull() && shared != f.shared.ValueBool() {
+		return false
+	}
+	if f.content != "" && !containsString(content, f.content) {
+		return false
+	}
+	return true
+}
+
+// storagesFromAPI maps the node's list, sorted, with each storage's
+// definition.
+func storagesFromAPI(list []pveapi.NodeStorage, defs []pveapi.StorageConfig, f entryFilter) []storageEntry {
+	byID := make(map[string]pveapi.StorageConfig, len(defs))
+	for _, d := range defs {
+		byID[d.Storage] = d
+	}
 	sorted := append([]pveapi.NodeStorage(nil), list...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Storage < sorted[j].Storage })
 	out := []storageEntry{}
 	for _, s := range sorted {
-		if !shared.IsNull() && bool(s.Shared) != shared.ValueBool() {
+		content := s.ContentTypes()
+		if !f.keep(s.Type, bool(s.Shared), nil) {
 			continue
 		}
-		content := s.ContentTypes()
 		if content == nil {
 			content = []string{}
 		}
-		out = append(out, storageEntry{
-			Storage:   types.StringValue(s.Storage),
-			Type:      types.StringValue(s.Type),
-			Content:   content,
-			Shared:    types.BoolValue(bool(s.Shared)),
-			Enabled:   types.BoolValue(bool(s.Enabled)),
-			Active:    types.BoolValue(bool(s.Active)),
-			Total:     types.Int64Value(int64(s.Total)),
-			Used:      types.Int64Value(int64(s.Used)),
-			Available: types.Int64Value(int64(s.Avail)),
-		})
+		e := nullDefinition()
+		if def, ok := byID[s.Storage]; ok {
+			e = definitionEntry(def)
+		}
+		e.Storage = types.StringValue(s.Storage)
+		e.Type = types.StringValue(s.Type)
+		e.Content = content
+		e.Shared = types.BoolValue(bool(s.Shared))
+		e.Enabled = types.BoolValue(bool(s.Enabled))
+		e.Active = types.BoolValue(bool(s.Active))
+		e.Total = types.Int64Value(int64(s.Total))
+		e.Used = types.Int64Value(int64(s.Used))
+		e.Available = types.Int64Value(int64(s.Avail))
+		out = append(out, e)
 	}
 	return out
+}
+
+// storagesFromDefinitions maps storage.cfg's definitions, sorted; the
+// status attributes stay null.
+func storagesFromDefinitions(defs []pveapi.StorageConfig, f entryFilter) []storageEntry {
+	sorted := append([]pveapi.StorageConfig(nil), defs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Storage < sorted[j].Storage })
+	out := []storageEntry{}
+	for _, def := range sorted {
+		e := definitionEntry(def)
+		if !f.keep(def.Type, e.Shared.ValueBool(), e.Content) {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

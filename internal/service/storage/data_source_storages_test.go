@@ -57,6 +57,34 @@ func checkStorages(tg *acctest.Target, addr, content string, shared *bool) resou
 	}
 }
 
+// checkDefinitions compares a pve_storages result without node with what
+// GET /storage lists (of type typ when not empty).
+func checkDefinitions(tg *acctest.Target, addr, typ string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		rs := s.RootModule().Resources[addr]
+		if rs == nil {
+			return fmt.Errorf("%s not in state", addr)
+		}
+		defs, err := tg.Client.ListStorageConfigs(context.Background(), typ)
+		if err != nil {
+			return err
+		}
+		sort.Slice(defs, func(i, j int) bool { return defs[i].Storage < defs[j].Storage })
+		attrs := rs.Primary.Attributes
+		if attrs["storages.#"] != strconv.Itoa(len(defs)) {
+			return fmt.Errorf("%s storages, want %d", attrs["storages.#"], len(defs))
+		}
+		for i, d := range defs {
+			prefix := fmt.Sprintf("storages.%d.", i)
+			if attrs[prefix+"storage"] != d.Storage || attrs[prefix+"type"] != d.Type ||
+				attrs[prefix+"path"] != d.Options["path"] || attrs[prefix+"enabled"] != "" {
+				return fmt.Errorf("entry %d = %v, want %+v", i, subset(attrs, prefix), d)
+			}
+		}
+		return nil
+	}
+}
+
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
@@ -93,6 +121,11 @@ data "pve_storages" "local" {
   node   = "pve1"
   shared = false
 }
+data "pve_storages" "definitions" {
+}
+data "pve_storages" "dirs" {
+  type = "dir"
+}
 `)
 	checks := []resource.TestCheckFunc{
 		checkStorages(tg, "data.pve_storages.all", "", nil),
@@ -100,6 +133,9 @@ data "pve_storages" "local" {
 		checkStorages(tg, "data.pve_storages.shared_images", "images", &yes),
 		checkStorages(tg, "data.pve_storages.local", "", &no),
 		resource.TestCheckResourceAttr("data.pve_storages.all", "id", "pve1"),
+		checkDefinitions(tg, "data.pve_storages.definitions", ""),
+		checkDefinitions(tg, "data.pve_storages.dirs", "dir"),
+		resource.TestCheckResourceAttr("data.pve_storages.definitions", "id", "storages"),
 	}
 	if tg.Sim != nil {
 		// The simulator's cluster: local (dir), local-lvm (lvmthin),
@@ -112,6 +148,17 @@ data "pve_storages" "local" {
 			resource.TestCheckResourceAttr("data.pve_storages.shared_images", "storages.0.storage", "shared-nfs"),
 			resource.TestCheckTypeSetElemAttr("data.pve_storages.shared_images", "storages.0.content.*", "import"),
 			resource.TestCheckResourceAttr("data.pve_storages.local", "storages.#", "2"),
+			// The definitions: every storage, where it lives, no status.
+			resource.TestCheckResourceAttr("data.pve_storages.definitions", "storages.#", "3"),
+			resource.TestCheckResourceAttr("data.pve_storages.definitions", "storages.2.server", "192.0.2.5"),
+			resource.TestCheckResourceAttr("data.pve_storages.definitions", "storages.2.export", "/srv/pve"),
+			resource.TestCheckResourceAttr("data.pve_storages.definitions", "storages.2.options.options", "vers=4.2"),
+			resource.TestCheckNoResourceAttr("data.pve_storages.definitions", "storages.2.total"),
+			resource.TestCheckResourceAttr("data.pve_storages.dirs", "storages.#", "1"),
+			resource.TestCheckResourceAttr("data.pve_storages.dirs", "storages.0.path", "/var/lib/vz"),
+			// The node's view carries the definitions too.
+			resource.TestCheckResourceAttr("data.pve_storages.all", "storages.1.vgname", "pve"),
+			resource.TestCheckResourceAttr("data.pve_storages.all", "storages.1.thinpool", "data"),
 			resource.TestCheckResourceAttr("data.pve_storages.all", "storages.0.available",
 				// Seed files and the two seeded backup archives.
 				strconv.FormatInt(100<<30-(754+126+332+1536+384)<<20, 10)),

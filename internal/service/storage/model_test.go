@@ -207,14 +207,17 @@ func TestStoragesFromAPI(t *testing.T) {
 		{Storage: "shared-nfs", Type: "nfs", Content: "images,iso", Shared: true, Enabled: true, Active: true, Total: 100, Used: 40, Avail: 60},
 		{Storage: "local", Type: "dir", Content: "iso,vztmpl", Enabled: true, Active: true, Total: 10, Used: 1, Avail: 9},
 	}
-	all := storagesFromAPI(list, types.BoolNull())
+	all := storagesFromAPI(list, nil, entryFilter{shared: types.BoolNull()})
 	if len(all) != 2 || all[0].Storage.ValueString() != "local" || all[1].Available.ValueInt64() != 60 || len(all[1].Content) != 2 {
 		t.Errorf("all = %+v", all)
 	}
-	if shared := storagesFromAPI(list, types.BoolValue(true)); len(shared) != 1 || shared[0].Storage.ValueString() != "shared-nfs" {
+	if shared := storagesFromAPI(list, nil, entryFilter{shared: types.BoolValue(true)}); len(shared) != 1 || shared[0].Storage.ValueString() != "shared-nfs" {
 		t.Errorf("shared = %+v", shared)
 	}
-	if local := storagesFromAPI(list, types.BoolValue(false)); len(local) != 1 || local[0].Storage.ValueString() != "local" {
+	if local := storagesFromAPI(list, nil, entryFilter{shared: types.BoolValue(false)}); len(local) != 1 || local[0].Storage.ValueString() != "local" {
 		t.Errorf("local = %+v", local)
+	}
+	if dirs := storagesFromAPI(list, nil, entryFilter{typ: "dir", shared: types.BoolNull()}); len(dirs) != 1 || dirs[0].Storage.ValueString() != "local" {
+		t.Errorf("type dir = %+v", dirs)
 	}
 }

@@ -198,30 +198,43 @@ func (r *storageResource) Update(ctx context.Context, req resource.UpdateRequest
 			delta.Delete(key)
 		}
 	}
-	cfg, found, err := r.client.GetStorageConfig(ctx, id.ValueString())
-	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read Storage", err)
-		return
-	}
-	if !found {
-		resp.Diagnostics.AddError("Storage Vanished", "Storage "+id.ValueString()+
-			" no longer exists in PVE; another client deleted it since the refresh. Run apply again to recreate it.")
-		return
-	}
-	current := normalizeOptions(r.st, cfg.Options)
-	if changed := changedOutside(r.st, state.opts, current); len(changed) > 0 {
-		resp.Diagnostics.AddError("Changed Outside Terraform", fmt.Sprintf(
-			"Storage %s changed outside Terraform since it was last read (%s). Nothing was changed: "+
-				"run terraform plan again to see PVE's current settings and plan against them.", id.ValueString(), strings.Join(changed, ", ")))
-		return
-	}
-	if err := r.client.UpdateStorage(ctx, id.ValueString(), delta, cfg.Digest); err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Update Storage", err)
-		return
+	// storage.cfg's digest covers every storage: an update of another
+	// storage between the read and the PUT (Terraform applies several at
+	// once) makes PVE refuse it. Read again, check again, send again.
+	for try := 0; ; try++ {
+		cfg, found, err := r.client.GetStorageConfig(ctx, id.ValueString())
+		if err != nil {
+			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Read Storage", err)
+			return
+		}
+		if !found {
+			resp.Diagnostics.AddError("Storage Vanished", "Storage "+id.ValueString()+
+				" no longer exists in PVE; another client deleted it since the refresh. Run apply again to recreate it.")
+			return
+		}
+		current := normalizeOptions(r.st, cfg.Options)
+		if changed := changedOutside(r.st, state.opts, current); len(changed) > 0 {
+			resp.Diagnostics.AddError("Changed Outside Terraform", fmt.Sprintf(
+				"Storage %s changed outside Terraform since it was last read (%s). Nothing was changed: "+
+					"run terraform plan again to see PVE's current settings and plan against them.", id.ValueString(), strings.Join(changed, ", ")))
+			return
+		}
+		err = r.client.UpdateStorage(ctx, id.ValueString(), delta, cfg.Digest)
+		if err == nil {
+			break
+		}
+		if !pveapi.IsStorageDigestMismatch(err) || try+1 >= updateTries {
+			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Update Storage", err)
+			return
+		}
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
 	r.readBack(ctx, id.ValueString(), &resp.State, &resp.Diagnostics)
 }
+
+// updateTries bounds the re-reads of an update whose storage.cfg digest
+// went stale because other storages changed meanwhile.
+const updateTries = 8
 
 // changedSecrets are the sensitive options whose version changed.
 func (r *storageResource) changedSecrets(ctx context.Context, state, plan attrGetter, diags *diag.Diagnostics) []string {
