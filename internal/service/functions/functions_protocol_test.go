@@ -176,7 +176,7 @@ func TestParseVolumeIDFunctionRefuses(t *testing.T) {
 	server := acctest.NewFunctionServer(t)
 	for _, in := range []string{"", "local", "local:", "9local:iso/x.iso", "/dev/sdb", "local:a\nb"} {
 		_, ferr := acctest.CallFunction(t, server, "parse_volume_id", str(in))
-		wantArgError(t, ferr, 0, "volume_id", "is not a PVE volume id", "unable to parse volume ID")
+		wantArgError(t, ferr, 0, "is not a PVE volume id", "unable to parse volume ID")
 	}
 }
 
@@ -203,7 +203,7 @@ func TestSizeToBytesFunction(t *testing.T) {
 	}
 	for _, in := range []string{"", "32GB", "32 G", "32g", "-1G", "8388608T", "G"} {
 		_, ferr := acctest.CallFunction(t, server, "size_to_bytes", str(in))
-		wantArgError(t, ferr, 0, "size", "not a size in PVE's notation")
+		wantArgError(t, ferr, 0, "is not a size in PVE's notation")
 	}
 }
 
@@ -240,12 +240,12 @@ func TestBytesToSizeFunction(t *testing.T) {
 		in   *big.Float
 		text string
 	}{
-		{big.NewFloat(-1), "is negative"},
-		{big.NewFloat(1.5), "not a whole number of bytes"},
-		{huge, "too large"},
+		{big.NewFloat(-1), "-1 is negative"},
+		{big.NewFloat(1.5), "1.5 is not a whole number of bytes"},
+		{huge, "9223372036854775808 is too large"},
 	} {
 		_, ferr := acctest.CallFunction(t, server, "bytes_to_size", num(tt.in))
-		wantArgError(t, ferr, 0, "bytes", tt.text)
+		wantArgError(t, ferr, 0, tt.text)
 	}
 }
 
@@ -295,7 +295,7 @@ func TestParsePropertyStringFunctionRefuses(t *testing.T) {
 	wantArgError(t, call(str("local:32,file=local:64"), str("file")), 0, "duplicate key in comma-separated list property: file")
 	wantArgError(t, call(str("a=")), 0, "missing key in comma-separated list property")
 	wantArgError(t, call(str("=b")), 0, "missing key in comma-separated list property")
-	wantArgError(t, call(str("a=1"), str("a=b")), 1, "default_key", "cannot be a property string key")
-	wantArgError(t, call(str("a=1"), str("")), 1, "default_key")
+	wantArgError(t, call(str("a=1"), str("a=b")), 1, `"a=b" cannot be a property string key`)
+	wantArgError(t, call(str("a=1"), str("")), 1, `"" cannot be a property string key`)
 	wantArgError(t, call(str("a=1"), str("file"), str("volume")), 2, "at most one default key")
 }

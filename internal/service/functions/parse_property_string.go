@@ -69,12 +69,12 @@ func (f *parsePropertyStringFunction) Run(ctx context.Context, req function.RunR
 		defaultKey = defaultKeys[0]
 		if err := wire.CheckPropertyKey(defaultKey); err != nil {
 			resp.Error = function.NewArgumentFuncError(1, fmt.Sprintf(
-				"default_key %q cannot be a property string key: a key is not empty or blank and holds no \",\", \"=\" or line break.", defaultKey))
+				"%q cannot be a property string key: a key is not empty or blank and holds no \",\", \"=\" or line break", defaultKey))
 			return
 		}
 	default:
 		resp.Error = function.NewArgumentFuncError(2, fmt.Sprintf(
-			"default_key is given %d times: parse_property_string takes the value and at most one default key.", len(defaultKeys)))
+			"default_key is given %d times: parse_property_string takes the value and at most one default key", len(defaultKeys)))
 		return
 	}
 	props, err := wire.ParsePropertyString(in, defaultKey)
@@ -88,10 +88,10 @@ func (f *parsePropertyStringFunction) Run(ctx context.Context, req function.RunR
 // propertyStringError is the error text of a value PVE's parser refuses,
 // with a hint where the fix is in the call rather than in the value.
 func propertyStringError(in string, err error, defaultKey string) string {
-	msg := fmt.Sprintf("value %q is not a valid PVE property string: %s.", in, err)
+	msg := fmt.Sprintf("%q is not a valid PVE property string: %s", in, err)
 	if defaultKey == "" && errors.Is(err, wire.ErrNoDefaultKey) {
-		msg += " A part without \"=\" needs a key to be returned under: pass it as the second argument, " +
-			"such as parse_property_string(value, \"file\") for a VM's drive."
+		msg += "; a part without \"=\" needs a key to be returned under: pass it as the second argument, " +
+			"such as parse_property_string(value, \"file\") for a VM's drive"
 	}
 	return msg
 }

@@ -87,8 +87,8 @@ func (f *parseVolumeIDFunction) Run(ctx context.Context, req function.RunRequest
 	v, err := wire.ParseVolumeID(in)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf(
-			"volume_id %q is not a PVE volume id: %s. A volume id is a storage id, \":\" and the volume's name, "+
-				"such as \"local:iso/debian-13.iso\" or \"local-lvm:vm-100-disk-0\".", in, err))
+			"%q is not a PVE volume id (%s): a volume id is a storage id, \":\" and the volume's name, "+
+				"such as \"local:iso/debian-13.iso\" or \"local-lvm:vm-100-disk-0\"", in, err))
 		return
 	}
 	obj, diags := types.ObjectValue(volumeIDAttrTypes, volumeIDAttrs(v))

@@ -57,8 +57,8 @@ func (f *sizeToBytesFunction) Run(ctx context.Context, req function.RunRequest, 
 	bytes, err := wire.ParseSize(in)
 	if err != nil {
 		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf(
-			"size %q is not a size in PVE's notation: %s. Write a number with an optional unit K, M, G or T "+
-				"(powers of 1024), such as \"32G\" or \"1.5T\"; a number without a unit is bytes.", in, err))
+			"%q is not a size in PVE's notation (%s): write a number with an optional unit K, M, G or T "+
+				"(powers of 1024), such as \"32G\" or \"1.5T\", or a number of bytes without a unit", in, err))
 		return
 	}
 	resp.Error = resp.Result.Set(ctx, bytes)
@@ -95,7 +95,7 @@ func (f *bytesToSizeFunction) Run(ctx context.Context, req function.RunRequest, 
 	}
 	bytes, problem := wholeBytes(in)
 	if problem != "" {
-		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("bytes %s %s.", in.Text('g', -1), problem))
+		resp.Error = function.NewArgumentFuncError(0, numberText(in)+" "+problem)
 		return
 	}
 	resp.Error = resp.Result.Set(ctx, wire.FormatSize(bytes))
@@ -117,4 +117,13 @@ func wholeBytes(n *big.Float) (int64, string) {
 		return 0, "is too large: sizes up to 2^63-1 bytes (8 EiB) are supported"
 	}
 	return i, ""
+}
+
+// numberText prints n for an error: whole numbers of up to 20 digits in
+// full, others in Terraform's exponent notation.
+func numberText(n *big.Float) string {
+	if n.IsInt() && n.MantExp(nil) <= 64 {
+		return n.Text('f', 0)
+	}
+	return n.Text('g', -1)
 }
