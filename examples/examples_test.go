@@ -1,7 +1,7 @@
 // Package examples_test checks that every example under examples/ is
 // formatted, valid against the provider built from this repository, and that
-// every resource and data source the provider serves has an example (the
-// documentation pages are generated from them).
+// every resource, data source and function the provider serves has an
+// example (the documentation pages are generated from them).
 package examples_test
 
 import (
@@ -59,7 +59,7 @@ func TestExamples(t *testing.T) {
 		})
 	}
 
-	t.Run("every resource and data source has an example", func(t *testing.T) {
+	t.Run("every resource, data source and function has an example", func(t *testing.T) {
 		t.Parallel()
 		dir := filepath.Join(t.TempDir(), "schema")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -221,21 +221,26 @@ func checkValid(t *testing.T, out []byte) {
 }
 
 // missingExamples names the example files the documentation generator
-// expects for every resource and data source in the provider's schema but
-// that do not exist.
+// expects for every resource, data source and function in the provider's
+// schema but that do not exist. A Terraform older than 1.8 lists no
+// functions, and then none is asked for.
 func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	t.Helper()
 	var schemas struct {
 		ProviderSchemas map[string]struct {
 			ResourceSchemas   map[string]json.RawMessage `json:"resource_schemas"`
 			DataSourceSchemas map[string]json.RawMessage `json:"data_source_schemas"`
+			Functions         map[string]json.RawMessage `json:"functions"`
 		} `json:"provider_schemas"`
 	}
 	if err := json.Unmarshal(schemaJSON, &schemas); err != nil {
 		t.Fatalf("parse terraform providers schema -json: %v", err)
 	}
-	var resources, dataSources []string
+	var resources, dataSources, functions []string
 	for _, p := range schemas.ProviderSchemas {
+		for name := range p.Functions {
+			functions = append(functions, name)
+		}
 		for name := range p.ResourceSchemas {
 			resources = append(resources, name)
 		}
@@ -254,6 +259,9 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	}
 	for _, name := range dataSources {
 		want = append(want, filepath.Join("data-sources", name, "data-source.tf"))
+	}
+	for _, name := range functions {
+		want = append(want, filepath.Join("functions", name, "function.tf"))
 	}
 	var missing []string
 	for _, path := range want {

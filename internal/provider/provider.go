@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -16,6 +17,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/backupjob"
 	"github.com/proxops/terraform-provider-pve/internal/service/cluster"
 	"github.com/proxops/terraform-provider-pve/internal/service/firewall"
+	"github.com/proxops/terraform-provider-pve/internal/service/functions"
 	"github.com/proxops/terraform-provider-pve/internal/service/guest"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 	"github.com/proxops/terraform-provider-pve/internal/service/ha"
@@ -31,7 +33,10 @@ import (
 // RegistryAddress is where the provider is published.
 const RegistryAddress = "registry.terraform.io/proxops/pve"
 
-var _ provider.Provider = (*pveProvider)(nil)
+var (
+	_ provider.Provider              = (*pveProvider)(nil)
+	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
+)
 
 type pveProvider struct {
 	version string
@@ -169,6 +174,12 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		backupjob.NewBackupJobsDataSource,
 		backupjob.NewGuestsNotBackedUpDataSource,
 	}
+}
+
+// Functions are the provider-defined functions (provider::pve::NAME). They
+// need no configuration: Terraform may call them before Configure.
+func (p *pveProvider) Functions(_ context.Context) []func() function.Function {
+	return functions.All()
 }
 
 func (p *pveProvider) lookupEnv(name string) string {

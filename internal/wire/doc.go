@@ -7,7 +7,8 @@
 // rule edit planner (firewall*.go), and access control's names, ACL paths,
 // privileges and built-in roles per PVE release (access*.go), and job
 // schedules (calendar events with their next run) and backup retention
-// (prune-backups) (calendar.go, prune.go).
+// (prune-backups) (calendar.go, prune.go), and volume ids with what a volume
+// name's shape says under PVE's storage types (volid.go).
 //
 // The API client, the provider and the simulator all speak PVE through this
 // one package, so a value the provider writes and a value the simulator

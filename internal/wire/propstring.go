@@ -17,6 +17,10 @@ const (
 	msgNoDefaultKey = "value without key, but schema does not define a default key"
 )
 
+// ErrNoDefaultKey is PVE's error for a bare value (a part without "=")
+// where no default key is given.
+var ErrNoDefaultKey = errors.New(msgNoDefaultKey)
+
 // ErrUnrepresentable marks a key or value that no property string can carry:
 // PVE would split it differently from what was meant.
 var ErrUnrepresentable = errors.New("not representable in a property string")
@@ -44,7 +48,7 @@ func ParsePropertyString(s, defaultKey string) (map[string]string, error) {
 		key, value, hasEquals := strings.Cut(part, "=")
 		if !hasEquals {
 			if defaultKey == "" {
-				return nil, errors.New(msgNoDefaultKey)
+				return nil, ErrNoDefaultKey
 			}
 			if _, taken := result[defaultKey]; taken {
 				return nil, errors.New(msgDuplicateKey + defaultKey)
