@@ -176,3 +176,32 @@ func TestSDNPlantPending(t *testing.T) {
 		t.Fatalf("planted deletion = %v", es)
 	}
 }
+
+// A guest's network device on a vnet needs SDN.Use on the vnet's zone
+// path (pve-guest-common src/PVE/GuestHelpers.pm check_vnet_access, from
+// qemu-server src/PVE/API2/Qemu.pm create_vm and pve-container
+// src/PVE/LXC.pm check_bridge_access); a plain bridge is under
+// localnetwork.
+func TestSDNGuestNICOnVnet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	e.sim.SetPrivileges(testTokenUser, "VM.Allocate", "VM.Config.Network")
+	create := func(vmid, net string) *answer {
+		return e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", vmid, "net0", net))
+	}
+	for net, path := range map[string]string{
+		"virtio,bridge=web":                  "/sdn/zones/lab/web",
+		"virtio,bridge=web,tag=5":            "/sdn/zones/lab/web/5",
+		"virtio,bridge=web,trunks=20-21;100": "/sdn/zones/lab/web/100",
+		"virtio,bridge=vmbr0":                "/sdn/zones/localnetwork/vmbr0",
+	} {
+		a := create("100", net)
+		if a.status != http.StatusForbidden || a.message != "Permission check failed ("+path+", SDN.Use)\n" {
+			t.Fatalf("%s: got %d %q", net, a.status, a.message)
+		}
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Allocate", "VM.Config.Network", "SDN.Use")
+	create("100", "virtio,bridge=web").wantOK(t)
+}
