@@ -93,3 +93,43 @@ func checkQemuBridgeAccess(c *call, conf map[string]string) error {
 	}
 	return nil
 }
+
+// checkStartVnets is what a VM's start asks of each net device on an SDN
+// vnet: qemu-server's network script (src/usr/pve-bridge) plugs the tap
+// device into the vnet's bridge (pve-network src/PVE/Network/SDN/Zones.pm
+// tap_create: a vnet missing from the running config falls back to a
+// plain bridge of that name), and a bridge the node's network does not
+// have fails (pve-common src/PVE/Network.pm read_bridge_mtu, "bridge
+// '$bridge' does not exist"): a vnet only staged, not applied, on a zone
+// that leaves the node out, or not yet reloaded on the node. QEMU then
+// exits and the start fails (qemu-server src/PVE/QemuServer.pm
+// vm_start_nolock, "start failed: QEMU exited with code 1"; inferred: the
+// exit code and QEMU's line about the failed script). Bridges that are no
+// vnet are not checked (not simulated: the node's own bridges).
+func checkStartVnets(cl *Cluster, g *Guest, t *Task) error {
+	sd := cl.SDN
+	for i := 0; i < 32; i++ {
+		opt := "net" + strconv.Itoa(i)
+		raw, ok := g.Config[opt]
+		if !ok {
+			continue
+		}
+		n, msg := cl.conf.qemu.PropertyString(opt, raw)
+		bridge := n["bridge"]
+		if msg != "" || bridge == "" {
+			continue
+		}
+		if sd.Get(SDNVnets, bridge) == nil && sd.RunningObject(SDNVnets, bridge) == nil {
+			continue
+		}
+		if sd.vnetOnNode(bridge, g.Node) {
+			continue
+		}
+		t.Note("bridge '%s' does not exist", bridge)
+		t.Note("kvm: -netdev type=tap,id=%s,ifname=tap%di%d,script=/usr/libexec/qemu-server/pve-bridge,"+
+			"downscript=/usr/libexec/qemu-server/pve-bridgedown: network script /usr/libexec/qemu-server/pve-bridge failed with status 512",
+			opt, g.VMID, i)
+		return errorf("start failed: QEMU exited with code 1")
+	}
+	return nil
+}
