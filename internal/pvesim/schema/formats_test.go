@@ -229,7 +229,7 @@ func TestUncheckedFormats(t *testing.T) {
 	}
 	// Formats only PVE 8.4's dump uses (TableSets).
 	want = append(want, "pve-ha-group-node", "pve-sdn-controller-id", "pve-sdn-dns-id",
-		"pve-sdn-ipam-id", "pve-sdn-vnet-id", "pve-sdn-zone-id")
+		"pve-sdn-ipam-id")
 	sort.Strings(want)
 	if got := UncheckedFormats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("UncheckedFormats:\n got  %q\n want %q", got, want)
@@ -285,5 +285,26 @@ func TestSDNSubnetIDFormat(t *testing.T) {
 		if got := f(v); got != want {
 			t.Errorf("%q: got %q, want %q", v, got, want)
 		}
+	}
+}
+
+// pve-network 0.11.2 (PVE 8.4) src/PVE/Network/SDN/Zones/Plugin.pm
+// parse_sdn_zone_id and VnetPlugin.pm parse_sdn_vnet_id.
+func TestSDNShortIDFormats(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{
+		"lab1":      "",
+		"Lab":       "",
+		"1lab":      "zone ID '1lab' contains illegal characters\n",
+		"la-b":      "zone ID 'la-b' contains illegal characters\n",
+		"a":         "zone ID 'a' contains illegal characters\n",
+		"toolongid": "zone ID 'toolongid' can't be more length than 8 characters\n",
+	} {
+		if got := verifierFunc("pve-sdn-zone-id")(v); got != want {
+			t.Errorf("zone %q: got %q, want %q", v, got, want)
+		}
+	}
+	if got := verifierFunc("pve-sdn-vnet-id")("x_y"); got != "vnet ID 'x_y' contains illegal characters\n" {
+		t.Errorf("vnet x_y: got %q", got)
 	}
 }

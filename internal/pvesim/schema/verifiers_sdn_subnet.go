@@ -1,6 +1,9 @@
 package schema
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // pve-network src/PVE/Network/SDN/SubnetPlugin.pm parse_sdn_subnet_id: a
 // subnet is named by its cidr or by its id "<zone>-<network>-<mask>"; either
@@ -18,4 +21,21 @@ func init() {
 		}
 		return failUnless(isAnyCIDR(cidr), "value does not look like a valid CIDR network")
 	}
+	// PVE 8.4 (pve-network 0.11.2) names zones and vnets by format; 9.x
+	// by pattern and length in the schema. src/PVE/Network/SDN/Zones/Plugin.pm
+	// parse_sdn_zone_id, src/PVE/Network/SDN/VnetPlugin.pm parse_sdn_vnet_id.
+	handVerifiers["pve-sdn-zone-id"] = func(v string) string { return verifySDNShortID(v, "zone") }
+	handVerifiers["pve-sdn-vnet-id"] = func(v string) string { return verifySDNShortID(v, "vnet") }
+}
+
+var sdnShortIDRE = regexp.MustCompile(`(?i)^[a-z][a-z0-9]*[a-z0-9]$`)
+
+func verifySDNShortID(v, what string) string {
+	if !sdnShortIDRE.MatchString(v) {
+		return what + " ID '" + v + "' contains illegal characters\n"
+	}
+	if len(v) > 8 {
+		return what + " ID '" + v + "' can't be more length than 8 characters\n"
+	}
+	return ""
 }
