@@ -284,3 +284,34 @@ func TestSDNNodeNetworkListsVnets(t *testing.T) {
 		t.Fatalf("bridges = %v", l)
 	}
 }
+
+// A container on a vnet that is only staged does not start (pve-network
+// src/PVE/Network/SDN/Zones.pm veth_create, pve-container
+// src/PVE/LXC.pm vm_start).
+func TestSDNCTStartNeedsRunningVnet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	if err := e.sim.AddGuest(Guest{VMID: 200, Node: "pve1", Type: LXC, Config: map[string]string{
+		"hostname": "ct", "net0": "name=eth0,bridge=web,hwaddr=BC:24:11:00:00:10",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	start := func() string {
+		t.Helper()
+		a := e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/status/start", nil)
+		a.wantOK(t)
+		var upid string
+		a.decode(t, &upid)
+		info, _ := e.sim.Task(upid)
+		return info.ExitStatus
+	}
+	if st := start(); st != "command 'systemctl start pve-container@200' failed: exit code 1" {
+		t.Fatalf("start on a staged vnet = %q", st)
+	}
+	sdnApply(t, e)
+	if st := start(); st != "OK" {
+		t.Fatalf("start on a running vnet = %q", st)
+	}
+}
