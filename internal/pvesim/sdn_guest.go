@@ -199,3 +199,30 @@ func sdnLocalVnets(c *call, node string) map[string]map[string]any {
 	}
 	return out
 }
+
+// sdnZoneResources are the SDN zones of GET /cluster/resources on PVE 8.4:
+// each node's zone status as pvestatd reports it (pve-manager stable-8
+// PVE/Service/pvestatd.pm update_sdn_status), nodes sorted, each zone the
+// caller holds SDN.Audit on (pve-manager stable-8 PVE/API2/Cluster.pm
+// resources). PVE 9.1 reports zones as "network" resources, which the 9.1
+// schema the simulator serves does not list (not simulated).
+func sdnZoneResources(c *call) []map[string]any {
+	var out []map[string]any
+	names := make([]string, 0, len(c.cluster.Nodes))
+	for _, n := range c.cluster.Nodes {
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+	for _, node := range names {
+		zones, _ := sdnNodeStatus(c.cluster.SDN, node)
+		for _, id := range sortedKeys(zones) {
+			if !c.can("/sdn/zones/"+id, false, "SDN.Audit") {
+				continue
+			}
+			out = append(out, map[string]any{
+				"id": "sdn/" + node + "/" + id, "sdn": id, "node": node, "type": "sdn", "status": zones[id]["status"],
+			})
+		}
+	}
+	return out
+}
