@@ -315,3 +315,27 @@ func TestSDNCTStartNeedsRunningVnet(t *testing.T) {
 		t.Fatalf("start on a running vnet = %q", st)
 	}
 }
+
+// Deleting a VM's net device on a vnet needs SDN.Use on the vnet too
+// (qemu-server src/PVE/API2/Qemu.pm $updatefn, check_bridge_access).
+func TestSDNGuestNICDeleteNeedsSDNUse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	if err := e.sim.AddGuest(Guest{VMID: 100, Node: "pve1", Type: QEMU, Config: map[string]string{
+		"net0": "virtio=BC:24:11:00:00:01,bridge=web",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Config.Network")
+	a := e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "net0"))
+	if a.status != http.StatusForbidden || a.message != "Permission check failed (/sdn/zones/lab/web, SDN.Use)\n" {
+		t.Fatalf("delete without SDN.Use = %d %q", a.status, a.message)
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Config.Network", "SDN.Use")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "net0")).wantOK(t)
+	if g, _ := e.sim.Guest(100); g.Config["net0"] != "" {
+		t.Fatalf("net0 still there: %v", g.Config)
+	}
+}
