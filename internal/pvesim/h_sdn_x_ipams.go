@@ -119,7 +119,7 @@ func (s *Sim) listSDNPlugins(c *call, k *sdnPluginKind) (any, error) {
 	return out, nil
 }
 
-// readSDNPlugin is Ipams.pm / Dns.pm read; sdn_ipams_config and
+// readSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm read; sdn_ipams_config and
 // sdn_dns_config die "sdn 'ID' does not exist".
 func (s *Sim) readSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	id := c.str(k.idKey)
@@ -130,7 +130,7 @@ func (s *Sim) readSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	return s.sdnPluginAnswer(k, id, o), nil
 }
 
-// createSDNPlugin is Ipams.pm / Dns.pm create: check_config outside the
+// createSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm create: check_config outside the
 // lock, then under lock_sdn_config the id check and the plugin's
 // on_update_hook (the external API's check).
 func (s *Sim) createSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -157,7 +157,7 @@ func (s *Sim) createSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// updateSDNPlugin is Ipams.pm / Dns.pm update: under lock_sdn_config the
+// updateSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm update: under lock_sdn_config the
 // digest, the entry's existence, check_config, the deletions, the new
 // values and on_update_hook on the merged section.
 func (s *Sim) updateSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -199,7 +199,7 @@ func (s *Sim) updateSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// deleteSDNPlugin is Ipams.pm / Dns.pm delete: no check of the zones that
+// deleteSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm delete: no check of the zones that
 // name the entry. Deleting the built-in "pve" IPAM drops its section from
 // ipams.cfg, and config brings it back.
 func (s *Sim) deleteSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -215,7 +215,7 @@ func (s *Sim) deleteSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// sdnxVerifyIpam is the IPAM plugins' on_update_hook: NetboxPlugin.pm
+// sdnxVerifyIpam is the IPAM plugins' on_update_hook: pve-network src/PVE/Network/SDN/Ipams/NetboxPlugin.pm
 // verify_api (GET URL/ipam/aggregates/ with "Authorization: token T"),
 // PhpIpamPlugin.pm verify_api (GET URL/sections/SECTION with "Token: T");
 // the built-in IPAM checks nothing.
@@ -237,7 +237,7 @@ func sdnxVerifyIpam(c *call, typ string, p map[string]string) error {
 	return nil
 }
 
-// sdnxVerifyDNS is PowerdnsPlugin.pm on_update_hook: GET URL with
+// sdnxVerifyDNS is pve-network src/PVE/Network/SDN/Dns/PowerdnsPlugin.pm on_update_hook: GET URL with
 // "X-API-Key: KEY" ("verify that api is working").
 func sdnxVerifyDNS(c *call, _ string, p map[string]string) error {
 	if err := sdnxAPIRequest(c, p["url"], map[string]string{
