@@ -39,7 +39,7 @@ func (s *Sim) registerSDNControllerRoutes() {
 // for (pending=1, running=1 or the file), filtered by type and by the
 // caller's privileges.
 func (s *Sim) listSDNControllers(c *call) (any, error) {
-	view := sdnxViewOf(c)
+	view := sdnViewOf(c)
 	typ := c.str("type")
 	out := []map[string]any{}
 	for _, e := range c.cluster.SDN.View(SDNControllers, view) {
@@ -58,7 +58,7 @@ func (s *Sim) listSDNControllers(c *call) (any, error) {
 // asked for; sdn_controllers_config dies "sdn 'ID' does not exist" when the
 // view lacks it (pve-network src/PVE/Network/SDN/Controllers.pm).
 func (s *Sim) readSDNController(c *call) (any, error) {
-	view := sdnxViewOf(c)
+	view := sdnViewOf(c)
 	id := c.str("controller")
 	e, ok := c.cluster.SDN.Entry(SDNControllers, id, view)
 	if !ok {

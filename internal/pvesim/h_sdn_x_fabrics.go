@@ -119,7 +119,7 @@ func (cfg *sdnFabricConfig) fabricExists(id string) error {
 func sdnFabricViews(c *call, objects func(cfg *sdnFabricConfig) (map[string]map[string]any, error)) (map[string]map[string]any, string, error) {
 	sd := c.cluster.SDN
 	cur := sd.fabricConfig()
-	switch sdnxViewOf(c) {
+	switch sdnViewOf(c) {
 	case SDNViewPending:
 		running, err := objects(sd.runningFabricConfig())
 		if err != nil {
