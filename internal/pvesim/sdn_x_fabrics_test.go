@@ -90,6 +90,14 @@ func TestSDNFabricValidation(t *testing.T) {
 	fail(sdnxFabric(t, e, "id", "f1", "protocol", "openfabric", "ip_prefix", "10.1.0.128/25"),
 		"adding fabric failed: IP prefix 10.1.0.0/24 in fabric 'o1' overlaps with IPv4 prefix 10.1.0.128/25 in fabric 'f1'")
 	sdnxFabric(t, e, "id", "f1", "protocol", "openfabric", "ip_prefix", "10.3.0.0/24").wantOK(t)
+	// inferred: the Rust u16 refuses what the Perl schema's number lets
+	// through.
+	fail(e.call(t, http.MethodPut, "/cluster/sdn/fabrics/fabric/f1", form("protocol", "openfabric", "hello_interval", "2.5")),
+		"updating fabric failed: hello_interval: invalid value '2.5', expected an integer")
+	// not simulated: WireGuard fabrics and route filters.
+	fail(sdnxFabric(t, e, "id", "wg", "protocol", "wireguard", "ip_prefix", "10.8.0.0/24"), "pvesim does not simulate WireGuard fabrics")
+	fail(e.call(t, http.MethodPut, "/cluster/sdn/fabrics/fabric/f1", form("protocol", "openfabric", "route_filter", "pl1")),
+		"pvesim does not simulate the SDN option 'route_filter'")
 
 	node := func(fabric string, obj map[string]any) *answer {
 		return sdnxSend(t, e, http.MethodPost, "/cluster/sdn/fabrics/node/"+fabric, obj)
