@@ -248,3 +248,31 @@ func TestSDNFabricLockAndPVE84(t *testing.T) {
 	old.call(t, http.MethodPost, "/cluster/sdn/fabrics/fabric", form("id", "fab1", "protocol", "openfabric")).
 		wantStatus(t, http.StatusNotImplemented, "Method 'POST /cluster/sdn/fabrics/fabric' not implemented")
 }
+
+// The fabric endpoints' interfaces and delete are arrays: form data joins
+// a repeated key into one value (pve-http-server
+// src/PVE/APIServer/AnyEvent.pm: "return arrays as \0 separated
+// strings"), which pve-common src/PVE/RESTHandler.pm
+// normalize_legacy_param_formats makes a list of one item, so two
+// interfaces or two deletions need a JSON body.
+func TestSDNFabricArraysNeedJSON(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	sdnxFabric(t, e, "id", "fab1", "protocol", "openfabric", "ip_prefix", "10.3.0.0/24", "hello_interval", "3", "csnp_interval", "4").wantOK(t)
+	a := e.call(t, http.MethodPost, "/cluster/sdn/fabrics/node/fab1", form("node_id", "pve1", "protocol", "openfabric", "ip", "10.3.0.1",
+		"interfaces", "name=ens19", "interfaces", "name=ens20"))
+	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
+	if _, ok := a.errors["interfaces[0]"]; !ok {
+		t.Fatalf("errors = %v", a.errors)
+	}
+	a = e.call(t, http.MethodPut, "/cluster/sdn/fabrics/fabric/fab1", form("protocol", "openfabric", "delete", "hello_interval", "delete", "csnp_interval"))
+	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
+	sdnxSend(t, e, http.MethodPost, "/cluster/sdn/fabrics/node/fab1", map[string]any{
+		"node_id": "pve1", "protocol": "openfabric", "ip": "10.3.0.1", "interfaces": []string{"name=ens19", "name=ens20"},
+	}).wantOK(t)
+	sdnxSend(t, e, http.MethodPut, "/cluster/sdn/fabrics/fabric/fab1", map[string]any{
+		"protocol": "openfabric", "delete": []string{"hello_interval", "csnp_interval"},
+	}).wantOK(t)
+	got := sdnGet(t, e, "/cluster/sdn/fabrics/fabric/fab1")
+	sdnxWant(t, sdnxWithout(got, "digest"), `{"id":"fab1","protocol":"openfabric","ip_prefix":"10.3.0.0/24"}`)
+}
