@@ -175,6 +175,7 @@ func (s *Sim) registerRoutes() {
 	s.registerReplicationRoutes()
 	s.registerBackupJobRoutes()
 	s.registerMappingRoutes()
+	s.registerSDNExtraRoutes()
 	s.registerSDNRoutes()
 }
 
