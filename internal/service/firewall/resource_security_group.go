@@ -32,8 +32,14 @@ var (
 // NewSecurityGroupResource is the pve_firewall_security_group constructor
 // registered with the provider.
 func NewSecurityGroupResource() resource.Resource {
-	return &securityGroupResource{}
+	return fwutil.WithIdentity(&securityGroupResource{}, securityGroupIdentity)
 }
+
+// securityGroupIdentity is a security group's key, its name (the import
+// id).
+var securityGroupIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "name", Description: "The security group's name, as `name`.",
+}}}
 
 type securityGroupResource struct {
 	client *pveapi.Client

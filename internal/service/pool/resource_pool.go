@@ -28,8 +28,13 @@ var (
 
 // NewPoolResource is the pve_pool constructor registered with the provider.
 func NewPoolResource() resource.Resource {
-	return &poolResource{}
+	return fwutil.WithIdentity(&poolResource{}, poolIdentity)
 }
+
+// poolIdentity is a pool's key, its import id.
+var poolIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "poolid", Description: "The pool's id, as `poolid` (for example `prod` or `prod/web`).",
+}}}
 
 type poolResource struct {
 	client *pveapi.Client
