@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"net/url"
 	"reflect"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
@@ -250,4 +251,69 @@ func wantIdentity(t *testing.T, p *acctest.Protocol, typeName, what string, got 
 	if values := p.IdentityValues(t, typeName, got); !reflect.DeepEqual(values, want) {
 		t.Errorf("%s: identity %v, want %v", what, values, want)
 	}
+}
+
+// An update returns the identity too, also when Terraform applies without
+// a refresh to a state stored before identities (no planned identity);
+// a refresh of such a state whose object is gone removes it quietly.
+func TestIdentityUpdateAndVanished(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	const typeName = "pve_pool"
+	want := map[string]any{"poolid": "idpool"}
+	created := p.Create(t, typeName, map[string]any{"poolid": "idpool"})
+
+	config := p.Config(t, typeName, map[string]any{"poolid": "idpool", "comment": "changed"})
+	plan := p.PlanResponse(t, typeName, created.State, config)
+	resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: typeName, PriorState: created.State, PlannedState: plan.PlannedState, Config: config, PlannedPrivate: plan.PlannedPrivate,
+	})
+	if err != nil || len(resp.Diagnostics) != 0 {
+		t.Fatalf("update: %v %v", err, resp.Diagnostics)
+	}
+	wantIdentity(t, p, typeName, "update of a state without identity", resp.NewIdentity, want)
+
+	if err := p.Client.DeletePool(ctx, "idpool"); err != nil {
+		t.Fatal(err)
+	}
+	read, err := p.Server.ReadResource(ctx, &tfprotov6.ReadResourceRequest{TypeName: typeName, CurrentState: resp.NewState})
+	if err != nil || len(read.Diagnostics) != 0 {
+		t.Fatalf("refresh of a pool gone: %v %v", err, read.Diagnostics)
+	}
+	if v := p.StateValue(t, typeName, read.NewState); !v.IsNull() {
+		t.Errorf("the pool gone stays in state: %v", v)
+	}
+}
+
+// A guest keeps its identity's VMID when it migrates and its identity's
+// node follows it: the refresh after a migration outside Terraform
+// succeeds and names the new node.
+func TestGuestIdentityFollowsMigration(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	vm100(t, p)
+	imported := p.ImportByID(t, "pve_vm", "100")
+	upid, err := p.Client.MigrateQemu(ctx, "pve1", 100, "pve2", false, true)
+	if err == nil {
+		_, err = p.Client.WaitTask(ctx, upid)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	refreshed := p.Refresh(t, "pve_vm", imported)
+	wantIdentity(t, p, "pve_vm", "refresh after a migration", refreshed.Identity, map[string]any{"vmid": int64(100), "node": "pve2"})
+}
+
+// An import by identity checks what the import by id checks: a guest on
+// another node than the identity names is refused, naming where it is.
+func TestImportByIdentityRefusals(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	vm100(t, p)
+	acctest.WantError(t, p.ImportByIdentityDiagnostics(t, "pve_vm", p.Identity(t, "pve_vm", map[string]any{"vmid": 100, "node": "pve2"})),
+		"", regexp.MustCompile(`(?s)VM On Another Node.*VM 100 is on node pve1, not pve2`))
+	acctest.WantError(t, p.ImportByIdentityDiagnostics(t, "pve_container", p.Identity(t, "pve_container", map[string]any{"vmid": 100})),
+		"", regexp.MustCompile(`(?s)Not A Container.*Guest 100 is a VM`))
 }
