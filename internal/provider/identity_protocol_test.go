@@ -317,3 +317,56 @@ func TestImportByIdentityRefusals(t *testing.T) {
 	acctest.WantError(t, p.ImportByIdentityDiagnostics(t, "pve_container", p.Identity(t, "pve_container", map[string]any{"vmid": 100})),
 		"", regexp.MustCompile(`(?s)Not A Container.*Guest 100 is a VM`))
 }
+
+// What is renamed in place takes its identity along: the update with
+// Terraform's planned identity (the old name) returns the new one, as the
+// plan said nothing else. Terraform 1.11 sends no identity, so only this
+// level sees it there.
+func TestIdentityFollowsRename(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		typeName      string
+		before, after map[string]any
+		identity      map[string]any
+	}{
+		{"pve_pool", map[string]any{"poolid": "oldpool"}, map[string]any{"poolid": "newpool"}, map[string]any{"poolid": "newpool"}},
+		{"pve_firewall_security_group", map[string]any{"name": "oldsg"}, map[string]any{"name": "newsg"}, map[string]any{"name": "newsg"}},
+		{"pve_firewall_alias", map[string]any{"name": "oldalias", "cidr": "10.0.0.1"}, map[string]any{"name": "newalias", "cidr": "10.0.0.1"},
+			map[string]any{"name": "newalias", "vmid": nil}},
+		{"pve_firewall_ipset", map[string]any{"name": "oldset"}, map[string]any{"name": "newset"}, map[string]any{"name": "newset", "vmid": nil}},
+	}
+	for _, c := range cases {
+		t.Run(c.typeName, func(t *testing.T) {
+			t.Parallel()
+			p := acctest.NewProtocol(t)
+			ctx := context.Background()
+			created := p.Create(t, c.typeName, c.before)
+			config := p.Config(t, c.typeName, c.after)
+			plan, err := p.Server.PlanResourceChange(ctx, &tfprotov6.PlanResourceChangeRequest{
+				TypeName: c.typeName, PriorState: created.State, ProposedNewState: config, Config: config,
+				PriorPrivate: created.Private, PriorIdentity: created.Identity,
+			})
+			if err != nil || len(plan.RequiresReplace) != 0 {
+				t.Fatalf("plan: %v, replaces %v", err, plan.RequiresReplace)
+			}
+			for _, d := range plan.Diagnostics {
+				if d.Severity == tfprotov6.DiagnosticSeverityError {
+					t.Fatalf("plan: %s: %s", d.Summary, d.Detail)
+				}
+			}
+			resp, err := p.Server.ApplyResourceChange(ctx, &tfprotov6.ApplyResourceChangeRequest{
+				TypeName: c.typeName, PriorState: created.State, PlannedState: plan.PlannedState, Config: config,
+				PlannedPrivate: plan.PlannedPrivate, PlannedIdentity: plan.PlannedIdentity,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range resp.Diagnostics {
+				if d.Severity == tfprotov6.DiagnosticSeverityError {
+					t.Fatalf("apply: %s: %s", d.Summary, d.Detail)
+				}
+			}
+			wantIdentity(t, p, c.typeName, "update that renames", resp.NewIdentity, c.identity)
+		})
+	}
+}

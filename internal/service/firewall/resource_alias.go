@@ -30,8 +30,10 @@ func NewAliasResource() resource.Resource {
 
 // scopedNameIdentity is the key of an object named within a firewall (an
 // alias, an IP set): the guest whose firewall holds it, if any, and its
-// name, the parts of its import id cluster/NAME or guest/VMID/NAME.
+// name, the parts of its import id cluster/NAME or guest/VMID/NAME. Both
+// are renamed in place, so their identity follows a rename.
 var scopedNameIdentity = fwutil.Identity{
+	Mutable: true,
 	Attributes: []fwutil.IdentityAttribute{
 		{Name: "vmid", Int: true, Optional: true, Description: "The VMID of the guest whose firewall holds the object, as `vmid`; absent for the cluster's firewall."},
 		{Name: "name", Description: "The object's name, as `name`."},

@@ -33,8 +33,12 @@ var (
 // NewRulesResource is the pve_firewall_rules constructor registered with
 // the provider.
 func NewRulesResource() resource.Resource {
-	return fwutil.WithIdentity(&rulesResource{}, firewallIdentity)
+	return fwutil.WithIdentity(&rulesResource{}, rulesIdentity)
 }
+
+// rulesIdentity is firewallIdentity for a firewall's rules: the rules of a
+// security group renamed in place go with it, and their identity follows.
+var rulesIdentity = fwutil.Identity{Attributes: firewallIdentity.Attributes, Mutable: true}
 
 // firewallIdentity is the key of what a firewall holds once (its rules,
 // its options): the firewall's id, the import id.

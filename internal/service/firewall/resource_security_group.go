@@ -36,10 +36,13 @@ func NewSecurityGroupResource() resource.Resource {
 }
 
 // securityGroupIdentity is a security group's key, its name (the import
-// id).
-var securityGroupIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
-	Name: "name", Description: "The security group's name, as `name`.",
-}}}
+// id). A group is renamed in place, so its identity follows a rename.
+var securityGroupIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{{
+		Name: "name", Description: "The security group's name, as `name`.",
+	}},
+	Mutable: true,
+}
 
 type securityGroupResource struct {
 	client *pveapi.Client

@@ -31,10 +31,14 @@ func NewPoolResource() resource.Resource {
 	return fwutil.WithIdentity(&poolResource{}, poolIdentity)
 }
 
-// poolIdentity is a pool's key, its import id.
-var poolIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
-	Name: "poolid", Description: "The pool's id, as `poolid` (for example `prod` or `prod/web`).",
-}}}
+// poolIdentity is a pool's key, its import id. A pool is renamed in place
+// (its members move along), so its identity follows a rename.
+var poolIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{{
+		Name: "poolid", Description: "The pool's id, as `poolid` (for example `prod` or `prod/web`).",
+	}},
+	Mutable: true,
+}
 
 type poolResource struct {
 	client *pveapi.Client
