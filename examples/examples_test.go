@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-version"
 )
 
 // providerSource is the address the examples use, and the one the test's
@@ -24,6 +26,33 @@ const providerSource = "proxops/pve"
 // devOverridesWarning is the warning every command prints while a
 // dev_overrides block is in effect; any other diagnostic fails the test.
 const devOverridesWarning = "Provider development overrides are in effect"
+
+// A resource's import examples: by id (Terraform 1.5 and later) and by
+// identity (1.12 and later), each importing the resource of resource.tf.
+const (
+	idImportExample       = "import-by-string-id.tf"
+	identityImportExample = "import-by-identity.tf"
+)
+
+// identityImportVersion is the first Terraform that knows an import
+// block's identity.
+var identityImportVersion = version.Must(version.NewVersion("1.12.0"))
+
+// terraformVersion is the version of the terraform binary.
+func terraformVersion(t *testing.T, terraform string, env []string) *version.Version {
+	t.Helper()
+	var out struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(run(t, terraform, t.TempDir(), env, "version", "-json"), &out); err != nil {
+		t.Fatalf("parse terraform version -json: %v", err)
+	}
+	v, err := version.NewVersion(out.Version)
+	if err != nil {
+		t.Fatalf("terraform version %q: %v", out.Version, err)
+	}
+	return v
+}
 
 // requiredProvidersFile is added to a copied example that has no
 // required_providers block of its own: the documentation examples leave it
@@ -53,8 +82,24 @@ func TestExamples(t *testing.T) {
 		t.Run("validate/"+filepath.ToSlash(dir), func(t *testing.T) {
 			t.Parallel()
 			copyDir := filepath.Join(t.TempDir(), "example")
-			copyExample(t, dir, copyDir)
+			copyExample(t, dir, copyDir, identityImportExample)
 			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
+		})
+		if _, err := os.Stat(filepath.Join(dir, identityImportExample)); err != nil {
+			continue
+		}
+		// The import by identity is the other way to import what the
+		// import by id imports: it stands in for that file.
+		t.Run("validate-identity/"+filepath.ToSlash(dir), func(t *testing.T) {
+			t.Parallel()
+			copyDir := filepath.Join(t.TempDir(), "example")
+			copyExample(t, dir, copyDir, idImportExample)
+			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+			if v := terraformVersion(t, terraform, env); v.Core().LessThan(identityImportVersion) {
+				t.Skipf("an import block with identity needs Terraform %s or later, and this is Terraform %s: "+
+					"%s formatted but not validated", identityImportVersion, v, identityImportExample)
+			}
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})
 	}
@@ -139,7 +184,7 @@ func exampleDirs(t *testing.T) []string {
 // copyExample copies the files of one example directory (not its
 // subdirectories: each is an example of its own) so that Terraform's working
 // files never land in the repository.
-func copyExample(t *testing.T, src, dst string) {
+func copyExample(t *testing.T, src, dst, leaveOut string) {
 	t.Helper()
 	if err := os.MkdirAll(dst, 0o755); err != nil {
 		t.Fatal(err)
@@ -150,7 +195,7 @@ func copyExample(t *testing.T, src, dst string) {
 	}
 	declaresProviders := false
 	for _, entry := range entries {
-		if entry.IsDir() {
+		if entry.IsDir() || entry.Name() == leaveOut {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(src, entry.Name()))
@@ -255,7 +300,8 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	for _, name := range resources {
 		want = append(want,
 			filepath.Join("resources", name, "resource.tf"),
-			filepath.Join("resources", name, "import.sh"))
+			filepath.Join("resources", name, "import.sh"),
+			filepath.Join("resources", name, identityImportExample))
 	}
 	for _, name := range dataSources {
 		want = append(want, filepath.Join("data-sources", name, "data-source.tf"))

@@ -20,7 +20,7 @@ func (p *Protocol) Validate(tb testing.TB, typeName string, config *tfprotov6.Dy
 		Config:   config,
 	})
 	if err != nil || hasErrors(resp.Diagnostics) {
-		tb.Fatalf("validate %s: %v %v", typeName, err, resp.Diagnostics)
+		tb.Fatalf("validate %s: %v %s", typeName, err, diagText(resp.Diagnostics))
 	}
 }
 

@@ -29,7 +29,31 @@ var (
 
 // NewACLResource is the pve_acl constructor registered with the provider.
 func NewACLResource() resource.Resource {
-	return &aclResource{}
+	return fwutil.WithIdentity(&aclResource{}, aclIdentity)
+}
+
+// aclIdentity is an ACL entry's key: its path, role and member (one of
+// user, group and token), the parts of its import id PATH|TYPE|UGID|ROLE.
+var aclIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "path", Description: "The ACL path, as `path` (for example `/vms/100`)."},
+		{Name: "role", Description: "The role granted, as `role`."},
+		{Name: "user", Optional: true, Description: "The user the entry grants the role to, as `user`; one of `user`, `group` and `token`."},
+		{Name: "group", Optional: true, Description: "The group the entry grants the role to, as `group`; one of `user`, `group` and `token`."},
+		{Name: "token", Optional: true, Description: "The API token the entry grants the role to, as `token`; one of `user`, `group` and `token`."},
+	},
+	ImportID: func(v map[string]string) string {
+		k := aclKey{Path: v["path"], Role: v["role"]}
+		switch {
+		case v["user"] != "":
+			k.Type, k.UGID = pveapi.ACLTypeUser, v["user"]
+		case v["group"] != "":
+			k.Type, k.UGID = pveapi.ACLTypeGroup, v["group"]
+		case v["token"] != "":
+			k.Type, k.UGID = pveapi.ACLTypeToken, v["token"]
+		}
+		return k.id()
+	},
 }
 
 type aclResource struct {

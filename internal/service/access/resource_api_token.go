@@ -30,7 +30,17 @@ var (
 // NewAPITokenResource is the pve_api_token constructor registered with the
 // provider.
 func NewAPITokenResource() resource.Resource {
-	return &apiTokenResource{}
+	return fwutil.WithIdentity(&apiTokenResource{}, apiTokenIdentity)
+}
+
+// apiTokenIdentity is a token's key: its user and name, the parts of its
+// import id USER@REALM!NAME.
+var apiTokenIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "userid", Description: "The id of the user the token belongs to, as `userid` (for example `automation@pve`)."},
+		{Name: "token_name", Description: "The token's name, as `token_name` (for example `terraform`)."},
+	},
+	ImportID: func(v map[string]string) string { return v["userid"] + "!" + v["token_name"] },
 }
 
 type apiTokenResource struct {

@@ -28,8 +28,13 @@ var (
 // NewGroupResource is the pve_group constructor registered with the
 // provider.
 func NewGroupResource() resource.Resource {
-	return &groupResource{}
+	return fwutil.WithIdentity(&groupResource{}, groupIdentity)
 }
+
+// groupIdentity is a group's key, its name (the import id).
+var groupIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "groupid", Description: "The group's name, as `groupid` (for example `admins`).",
+}}}
 
 type groupResource struct {
 	client *pveapi.Client

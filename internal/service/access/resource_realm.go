@@ -38,8 +38,13 @@ const realmWriteAttempts = 3
 // NewRealmResource is the pve_realm constructor registered with the
 // provider.
 func NewRealmResource() resource.Resource {
-	return &realmResource{}
+	return fwutil.WithIdentity(&realmResource{}, realmIdentity)
 }
+
+// realmIdentity is a realm's key, its name (the import id).
+var realmIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "realm", Description: "The realm's name, as `realm` (for example `corp`).",
+}}}
 
 type realmResource struct {
 	client    *pveapi.Client

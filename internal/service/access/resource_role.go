@@ -29,8 +29,13 @@ var (
 
 // NewRoleResource is the pve_role constructor registered with the provider.
 func NewRoleResource() resource.Resource {
-	return &roleResource{}
+	return fwutil.WithIdentity(&roleResource{}, roleIdentity)
 }
+
+// roleIdentity is a role's key, its roleid (the import id).
+var roleIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "roleid", Description: "The role's id, as `roleid`.",
+}}}
 
 type roleResource struct {
 	client *pveapi.Client

@@ -34,8 +34,13 @@ var (
 
 // NewUserResource is the pve_user constructor registered with the provider.
 func NewUserResource() resource.Resource {
-	return &userResource{}
+	return fwutil.WithIdentity(&userResource{}, userIdentity)
 }
+
+// userIdentity is a user's key, its user id (the import id).
+var userIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "userid", Description: "The user's id, USER@REALM, as `userid` (for example `alice@pve`).",
+}}}
 
 type userResource struct {
 	client *pveapi.Client

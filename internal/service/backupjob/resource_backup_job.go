@@ -36,8 +36,13 @@ var (
 
 // NewBackupJobResource is the pve_backup_job constructor.
 func NewBackupJobResource() resource.Resource {
-	return &backupJobResource{}
+	return fwutil.WithIdentity(&backupJobResource{}, backupJobIdentity)
 }
+
+// backupJobIdentity is a backup job's key, its job id (the import id).
+var backupJobIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "id", Description: "The job's id, as `id` (for example `backup-1a2b3c4d-5e6f`).",
+}}}
 
 type backupJobResource struct {
 	client *pveapi.Client

@@ -25,7 +25,25 @@ var (
 // NewAliasResource is the pve_firewall_alias constructor registered with
 // the provider.
 func NewAliasResource() resource.Resource {
-	return &aliasResource{}
+	return fwutil.WithIdentity(&aliasResource{}, scopedNameIdentity)
+}
+
+// scopedNameIdentity is the key of an object named within a firewall (an
+// alias, an IP set): the guest whose firewall holds it, if any, and its
+// name, the parts of its import id cluster/NAME or guest/VMID/NAME. Both
+// are renamed in place, so their identity follows a rename.
+var scopedNameIdentity = fwutil.Identity{
+	Mutable: true,
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "vmid", Int: true, Optional: true, Description: "The VMID of the guest whose firewall holds the object, as `vmid`; absent for the cluster's firewall."},
+		{Name: "name", Description: "The object's name, as `name`."},
+	},
+	ImportID: func(v map[string]string) string {
+		if v["vmid"] == "" {
+			return "cluster/" + v["name"]
+		}
+		return "guest/" + v["vmid"] + "/" + v["name"]
+	},
 }
 
 type aliasResource struct {

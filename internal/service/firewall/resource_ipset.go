@@ -28,7 +28,7 @@ var (
 // NewIPSetResource is the pve_firewall_ipset constructor registered with
 // the provider.
 func NewIPSetResource() resource.Resource {
-	return &ipsetResource{}
+	return fwutil.WithIdentity(&ipsetResource{}, scopedNameIdentity)
 }
 
 type ipsetResource struct {

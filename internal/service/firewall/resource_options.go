@@ -43,7 +43,7 @@ const (
 // NewOptionsResource is the pve_firewall_options constructor registered with
 // the provider.
 func NewOptionsResource() resource.Resource {
-	return &optionsResource{}
+	return fwutil.WithIdentity(&optionsResource{}, firewallIdentity)
 }
 
 type optionsResource struct {

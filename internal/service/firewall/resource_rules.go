@@ -33,8 +33,19 @@ var (
 // NewRulesResource is the pve_firewall_rules constructor registered with
 // the provider.
 func NewRulesResource() resource.Resource {
-	return &rulesResource{}
+	return fwutil.WithIdentity(&rulesResource{}, rulesIdentity)
 }
+
+// rulesIdentity is firewallIdentity for a firewall's rules: the rules of a
+// security group renamed in place go with it, and their identity follows.
+var rulesIdentity = fwutil.Identity{Attributes: firewallIdentity.Attributes, Mutable: true}
+
+// firewallIdentity is the key of what a firewall holds once (its rules,
+// its options): the firewall's id, the import id.
+var firewallIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "firewall", State: "id",
+	Description: "The firewall's id, as `id`: `cluster`, `node/NODE`, `guest/VMID` or, for the rules of a security group, `group/NAME`.",
+}}}
 
 type rulesResource struct {
 	client *pveapi.Client

@@ -32,7 +32,16 @@ var (
 // NewSecurityGroupResource is the pve_firewall_security_group constructor
 // registered with the provider.
 func NewSecurityGroupResource() resource.Resource {
-	return &securityGroupResource{}
+	return fwutil.WithIdentity(&securityGroupResource{}, securityGroupIdentity)
+}
+
+// securityGroupIdentity is a security group's key, its name (the import
+// id). A group is renamed in place, so its identity follows a rename.
+var securityGroupIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{{
+		Name: "name", Description: "The security group's name, as `name`.",
+	}},
+	Mutable: true,
 }
 
 type securityGroupResource struct {

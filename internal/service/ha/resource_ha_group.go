@@ -41,8 +41,13 @@ const (
 // NewGroupResource is the pve_ha_group constructor registered with the
 // provider.
 func NewGroupResource() resource.Resource {
-	return &groupResource{}
+	return fwutil.WithIdentity(&groupResource{}, groupIdentity)
 }
+
+// groupIdentity is an HA group's key, its group id (the import id).
+var groupIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "group", Description: "The group's id, as `group`.",
+}}}
 
 type groupResource struct {
 	client *pveapi.Client

@@ -33,7 +33,22 @@ var (
 // NewHAResourceResource is the pve_ha_resource constructor registered
 // with the provider.
 func NewHAResourceResource() resource.Resource {
-	return &haResourceResource{}
+	return fwutil.WithIdentity(&haResourceResource{}, haResourceIdentity)
+}
+
+// haResourceIdentity is an HA resource's key: its guest's VMID, with the
+// guest's type when known, as its import ids "100" and "vm:100" name it.
+var haResourceIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "vmid", Int: true, Description: "The VMID of the guest under HA, as `vmid`."},
+		{Name: "type", Optional: true, Description: "The guest's type, `vm` or `ct`, as `type`; looked up when absent at import."},
+	},
+	ImportID: func(v map[string]string) string {
+		if v["type"] == "" {
+			return v["vmid"]
+		}
+		return v["type"] + ":" + v["vmid"]
+	},
 }
 
 type haResourceResource struct {

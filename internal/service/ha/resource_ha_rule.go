@@ -38,8 +38,13 @@ const (
 // NewRuleResource is the pve_ha_rule constructor registered with the
 // provider.
 func NewRuleResource() resource.Resource {
-	return &ruleResource{}
+	return fwutil.WithIdentity(&ruleResource{}, ruleIdentity)
 }
+
+// ruleIdentity is an HA rule's key, its rule id (the import id).
+var ruleIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "rule", Description: "The rule's id, as `rule`.",
+}}}
 
 type ruleResource struct {
 	client *pveapi.Client

@@ -3,6 +3,7 @@ package lxc
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -18,7 +19,7 @@ var (
 // NewContainerResource is the pve_container constructor registered with
 // the provider.
 func NewContainerResource() resource.Resource {
-	return newContainerResource()
+	return fwutil.WithIdentity(newContainerResource(), guestops.ResourceIdentity)
 }
 
 func newContainerResource() *containerResource {

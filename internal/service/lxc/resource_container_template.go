@@ -4,6 +4,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -13,11 +14,11 @@ import (
 // reuses pve_container's model and flows and differs only where PVE
 // differs.
 func NewContainerTemplateResource() resource.Resource {
-	return &guestops.TemplateResource{
+	return fwutil.WithIdentity(&guestops.TemplateResource{
 		Guest:  newContainerResource(),
 		Kind:   guestops.ContainerTemplate,
 		Narrow: containerTemplateSchema,
-	}
+	}, guestops.ResourceIdentity)
 }
 
 // A container template's messages name it as such (guestops.Resource.UseKind).

@@ -31,13 +31,22 @@ var (
 const updateTries = 8
 
 // NewPCIMappingResource is the pve_pci_mapping constructor.
-func NewPCIMappingResource() resource.Resource { return &mappingResource{kind: kinds["pci"]} }
+func NewPCIMappingResource() resource.Resource { return newMappingResource("pci") }
 
 // NewUSBMappingResource is the pve_usb_mapping constructor.
-func NewUSBMappingResource() resource.Resource { return &mappingResource{kind: kinds["usb"]} }
+func NewUSBMappingResource() resource.Resource { return newMappingResource("usb") }
 
 // NewDirMappingResource is the pve_dir_mapping constructor.
-func NewDirMappingResource() resource.Resource { return &mappingResource{kind: kinds["dir"]} }
+func NewDirMappingResource() resource.Resource { return newMappingResource("dir") }
+
+func newMappingResource(kind string) resource.Resource {
+	return fwutil.WithIdentity(&mappingResource{kind: kinds[kind]}, mappingIdentity)
+}
+
+// mappingIdentity is a mapping's key, its id (the import id).
+var mappingIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: "id", Description: "The mapping's id, as `id`.",
+}}}
 
 type mappingResource struct {
 	kind   *kindSpec

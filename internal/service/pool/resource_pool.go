@@ -28,7 +28,16 @@ var (
 
 // NewPoolResource is the pve_pool constructor registered with the provider.
 func NewPoolResource() resource.Resource {
-	return &poolResource{}
+	return fwutil.WithIdentity(&poolResource{}, poolIdentity)
+}
+
+// poolIdentity is a pool's key, its import id. A pool is renamed in place
+// (its members move along), so its identity follows a rename.
+var poolIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{{
+		Name: "poolid", Description: "The pool's id, as `poolid` (for example `prod` or `prod/web`).",
+	}},
+	Mutable: true,
 }
 
 type poolResource struct {

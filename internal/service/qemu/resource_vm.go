@@ -6,6 +6,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
@@ -20,7 +21,7 @@ var (
 
 // NewVMResource is the pve_vm constructor registered with the provider.
 func NewVMResource() resource.Resource {
-	return newVMResource()
+	return fwutil.WithIdentity(newVMResource(), guestops.ResourceIdentity)
 }
 
 func newVMResource() *vmResource {

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/service/guestops"
 )
 
@@ -15,11 +16,11 @@ import (
 // marked a template once created (W17): it reuses pve_vm's model and flows
 // and differs only where PVE differs.
 func NewVMTemplateResource() resource.Resource {
-	return &guestops.TemplateResource{
+	return fwutil.WithIdentity(&guestops.TemplateResource{
 		Guest:  newVMResource(),
 		Kind:   guestops.VMTemplate,
 		Narrow: vmTemplateSchema,
-	}
+	}, guestops.ResourceIdentity)
 }
 
 // A VM template's messages name it as such (guestops.Resource.UseKind).

@@ -44,7 +44,17 @@ const defaultDeleteTimeout = 10 * time.Minute
 // NewJobResource is the pve_replication_job constructor registered with
 // the provider.
 func NewJobResource() resource.Resource {
-	return &jobResource{}
+	return fwutil.WithIdentity(&jobResource{}, jobIdentity)
+}
+
+// jobIdentity is a replication job's key: the guest and the job's number,
+// the parts of its import id VMID-NUMBER.
+var jobIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "vmid", Int: true, Description: "The VMID of the guest the job replicates, as `vmid`."},
+		{Name: "job_number", Int: true, Description: "The job's number among the guest's jobs, as `job_number`."},
+	},
+	ImportID: func(v map[string]string) string { return v["vmid"] + "-" + v["job_number"] },
 }
 
 type jobResource struct {

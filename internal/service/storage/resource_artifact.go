@@ -38,13 +38,30 @@ const (
 )
 
 // NewISOResource is the pve_iso constructor.
-func NewISOResource() resource.Resource { return &artifactResource{kind: isoKind} }
+func NewISOResource() resource.Resource {
+	return fwutil.WithIdentity(&artifactResource{kind: isoKind}, artifactIdentity)
+}
 
 // NewOSTemplateResource is the pve_os_template constructor.
-func NewOSTemplateResource() resource.Resource { return &artifactResource{kind: osTemplateKind} }
+func NewOSTemplateResource() resource.Resource {
+	return fwutil.WithIdentity(&artifactResource{kind: osTemplateKind}, artifactIdentity)
+}
 
 // NewDiskImageResource is the pve_disk_image constructor.
-func NewDiskImageResource() resource.Resource { return &artifactResource{kind: diskImageKind} }
+func NewDiskImageResource() resource.Resource {
+	return fwutil.WithIdentity(&artifactResource{kind: diskImageKind}, artifactIdentity)
+}
+
+// artifactIdentity is an uploaded file's key: where it is and its name,
+// the parts of its import id NODE/STORAGE/FILE.
+var artifactIdentity = fwutil.Identity{
+	Attributes: []fwutil.IdentityAttribute{
+		{Name: "node", Description: "The node the file was uploaded through, as `node`."},
+		{Name: "storage", Description: "The storage that holds the file, as `storage`."},
+		{Name: "file_name", Description: "The file's name, as `file_name`."},
+	},
+	ImportID: func(v map[string]string) string { return importID(v["node"], v["storage"], v["file_name"]) },
+}
 
 // artifactResource is a file on a PVE storage that PVE downloads (W44) or
 // Terraform uploads (W45), for one content type.

@@ -37,8 +37,13 @@ func newResource(typ string) func() resource.Resource {
 	if !ok {
 		panic("storagecfg: unknown storage type " + typ)
 	}
-	return func() resource.Resource { return &storageResource{st: st} }
+	return func() resource.Resource { return fwutil.WithIdentity(&storageResource{st: st}, storageIdentity) }
 }
+
+// storageIdentity is a storage's key, its storage ID (the import id).
+var storageIdentity = fwutil.Identity{Attributes: []fwutil.IdentityAttribute{{
+	Name: attrStorage, Description: "The storage ID, as `storage` (for example `backup-nfs`).",
+}}}
 
 // The resources, one per storage type.
 var (

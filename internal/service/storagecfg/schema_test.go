@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
@@ -19,7 +20,7 @@ func TestStorageSchemas(t *testing.T) {
 		t.Fatalf("%d resources for %d types", len(Resources()), len(wire.StorageTypes))
 	}
 	for _, newRes := range Resources() {
-		r := newRes().(*storageResource)
+		r := fwutil.Unidentified(newRes()).(*storageResource)
 		var resp resource.SchemaResponse
 		r.Schema(context.Background(), resource.SchemaRequest{}, &resp)
 		s := resp.Schema

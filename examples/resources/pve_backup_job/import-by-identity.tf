@@ -1,0 +1,6 @@
+import {
+  to = pve_backup_job.web
+  identity = {
+    id = "backup-web"
+  }
+}

@@ -1,0 +1,8 @@
+# The VMID is enough: the guest is looked up in the cluster. Add node = "..." to
+# insist on the node it is on.
+import {
+  to = pve_container.db
+  identity = {
+    vmid = 130
+  }
+}

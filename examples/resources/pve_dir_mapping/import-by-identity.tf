@@ -1,0 +1,6 @@
+import {
+  to = pve_dir_mapping.datasets
+  identity = {
+    id = "datasets"
+  }
+}

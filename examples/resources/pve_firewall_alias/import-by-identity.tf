@@ -1,0 +1,6 @@
+import {
+  to = pve_firewall_alias.office
+  identity = {
+    name = "office"
+  }
+}

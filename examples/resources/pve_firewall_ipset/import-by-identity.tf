@@ -1,0 +1,6 @@
+import {
+  to = pve_firewall_ipset.trusted
+  identity = {
+    name = "trusted"
+  }
+}

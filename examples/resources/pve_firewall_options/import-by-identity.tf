@@ -1,0 +1,6 @@
+import {
+  to = pve_firewall_options.web
+  identity = {
+    firewall = "guest/120"
+  }
+}

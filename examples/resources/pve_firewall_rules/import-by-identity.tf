@@ -1,0 +1,6 @@
+import {
+  to = pve_firewall_rules.cluster
+  identity = {
+    firewall = "cluster"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_group.operators
+  identity = {
+    groupid = "operators"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_ha_group.web
+  identity = {
+    group = "web"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_pci_mapping.gpu
+  identity = {
+    id = "gpu"
+  }
+}

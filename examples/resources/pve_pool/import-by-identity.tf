@@ -1,0 +1,6 @@
+import {
+  to = pve_pool.production
+  identity = {
+    poolid = "production"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_realm.corp
+  identity = {
+    realm = "corp"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_role.operator
+  identity = {
+    roleid = "Operator"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_btrfs.btrfs
+  identity = {
+    storage = "btrfs"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_cephfs.cephfs
+  identity = {
+    storage = "cephfs"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_cifs.share
+  identity = {
+    storage = "share"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_dir.backup
+  identity = {
+    storage = "backup"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_esxi.esxi
+  identity = {
+    storage = "esxi"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_iscsi.lun
+  identity = {
+    storage = "lun"
+  }
+}

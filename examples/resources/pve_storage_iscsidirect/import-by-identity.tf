@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_iscsidirect.lun
+  identity = {
+    storage = "lun"
+  }
+}

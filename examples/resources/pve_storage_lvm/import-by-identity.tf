@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_lvm.san
+  identity = {
+    storage = "san"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_lvmthin.thin
+  identity = {
+    storage = "thin"
+  }
+}

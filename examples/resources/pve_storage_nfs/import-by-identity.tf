@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_nfs.isos
+  identity = {
+    storage = "isos"
+  }
+}

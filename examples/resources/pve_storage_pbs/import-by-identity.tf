@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_pbs.pbs
+  identity = {
+    storage = "pbs"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_rbd.ceph
+  identity = {
+    storage = "ceph"
+  }
+}

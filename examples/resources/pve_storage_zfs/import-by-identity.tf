@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_zfs.zfsiscsi
+  identity = {
+    storage = "zfsiscsi"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_storage_zfspool.tank
+  identity = {
+    storage = "tank"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_usb_mapping.dongle
+  identity = {
+    id = "dongle"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_user.alice
+  identity = {
+    userid = "alice@pve"
+  }
+}
