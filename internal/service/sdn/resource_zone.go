@@ -133,11 +133,11 @@ func (r *zoneResource) ValidateConfig(ctx context.Context, req resource.Validate
 		switch {
 		case set && !takes:
 			resp.Diagnostics.AddAttributeError(path.Root(name), OptionNotForTypeSummary, fmt.Sprintf(
-				"Attribute %s does not apply to a %s zone (it does to: %s); remove it.", name, zt.Name,
+				"Attribute %s does not apply to zone type %s (it does to: %s); remove it.", name, zt.Name,
 				strings.Join(wire.SDNZoneTypesTaking(o.Key), ", ")))
 		case !set && takes && to.Required:
 			resp.Diagnostics.AddAttributeError(path.Root(name), MissingForTypeSummary,
-				fmt.Sprintf("A %s zone requires attribute %s.", zt.Name, name))
+				fmt.Sprintf("Zone type %s requires attribute %s.", zt.Name, name))
 		}
 	}
 	if zt.Name == "vxlan" {
