@@ -190,6 +190,10 @@ func (c *Client) SDNPending(ctx context.Context) ([]SDNEntry, error) {
 	for _, l := range sdnListPaths {
 		entries, err := c.ListSDNPending(ctx, l.kind, l.path, l.idKey)
 		if err != nil {
+			// A collection this PVE does not have holds nothing pending.
+			if IsNotImplemented(err) {
+				continue
+			}
 			return nil, err
 		}
 		for _, e := range entries {
