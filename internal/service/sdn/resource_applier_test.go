@@ -2,6 +2,7 @@ package sdn_test
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -176,4 +177,88 @@ func testOneApply(t *testing.T, tg *acctest.Target, zone string, withLock bool) 
 	if len(tg.Sim.SDNEntries(pvesim.SDNZones, pvesim.SDNViewPending)) != 0 {
 		t.Error("the destroy left staged zones")
 	}
+}
+
+// labDBTag is labConfig with a tag on the db vnet, which PVE refuses in a
+// simple zone ("vlan tag is not allowed on simple zone") when the vnet is
+// written, after the zone and the web vnet are staged.
+func labDBTag(tg *acctest.Target, zone string) string {
+	return strings.Replace(labConfig(tg, zone, ""), "  vnet = \"", "  tag  = 5\n  vnet = \"", 1)
+}
+
+// A write that fails releases the lock at once; what was staged stays
+// pending, and the next apply's applier applies it with the rest, once.
+func TestAccSDNApplier_failedWriteReleasesTheLock(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	var mark int
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config:      labDBTag(tg, zone),
+				ExpectError: regexp.MustCompile(`(?s)Unable To Create SDN Vnet.*vlan tag is not allowed on simple\s+zone.*stay\s+pending`),
+			},
+			{
+				PreConfig: func() {
+					if tok := tg.Sim.SDNLockToken(); tok != "" {
+						t.Error("the SDN lock is still held after the failed apply")
+					}
+					if e, ok := sdnEntry(tg, pvesim.SDNZones, zone); !ok || e.State != "new" {
+						t.Errorf("the zone staged before the failure is not pending: %+v", e)
+					}
+					if tg.Sim.SDNRunningVersion() != 0 {
+						t.Error("something was applied")
+					}
+					markRequests(tg, &mark)()
+				},
+				Config: labConfig(tg, zone, ""),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionCreate)},
+				},
+				Check: lockedThroughout(tg, &mark, true, 2),
+			},
+		},
+	})
+}
+
+func sdnEntry(tg *acctest.Target, kind, id string) (pvesim.SDNEntry, bool) {
+	for _, e := range tg.Sim.SDNEntries(kind, pvesim.SDNViewPending) {
+		if e.ID == id {
+			return e, true
+		}
+	}
+	return pvesim.SDNEntry{}, false
+}
+
+// Someone else's pending change is reported at plan time: an error when
+// the plan applies, naming the object and the ways out; once it is gone,
+// the plan applies.
+func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: labConfig(tg, zone, "")},
+			{
+				PreConfig: func() {
+					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, "other", &pvesim.SDNObject{Type: "simple"}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      labConfig(tg, zone, "  snat = true\n"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)SDN Changes Pending Outside This Configuration.*zone/other.*roll\s+them\s+back`),
+			},
+			{
+				PreConfig: func() {
+					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, "other", nil); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: labConfig(tg, zone, "  snat = true\n"),
+			},
+		},
+	})
 }
