@@ -129,7 +129,8 @@ func markRequests(tg *acctest.Target, mark *int) func() {
 // One terraform apply of a zone, two vnets and two subnets stages five
 // writes under one SDN lock and applies them with exactly one
 // PUT /cluster/sdn, which releases the lock; an in-place change is one
-// more such sequence; destroying everything applies once more.
+// more such sequence; destroying everything stages five deletions under
+// one lock and applies once more.
 func TestAccSDNApplier_oneApplyUnderTheLock(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "9.1")
@@ -146,7 +147,12 @@ func TestAccSDNApplier_oneApply_pve84(t *testing.T) {
 func testOneApply(t *testing.T, tg *acctest.Target, zone string, withLock bool) {
 	var mark int
 	tg.Run(t, resource.TestCase{
-		CheckDestroy: func(*terraform.State) error {
+		CheckDestroy: func(st *terraform.State) error {
+			// The destroy: the applier first, then five deletions under one
+			// lock, the last of which applies.
+			if err := lockedThroughout(tg, &mark, withLock, 5)(st); err != nil {
+				return err
+			}
 			if v := tg.Sim.SDNEntries(pvesim.SDNZones, pvesim.SDNViewRunning); len(v) != 0 {
 				return fmt.Errorf("the running config still has zones: %v", v)
 			}
@@ -170,7 +176,10 @@ func testOneApply(t *testing.T, tg *acctest.Target, zone string, withLock bool) 
 						plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionUpdate),
 					},
 				},
-				Check: lockedThroughout(tg, &mark, withLock, 1),
+				Check: resource.ComposeTestCheckFunc(lockedThroughout(tg, &mark, withLock, 1), func(*terraform.State) error {
+					markRequests(tg, &mark)()
+					return nil
+				}),
 			},
 		},
 	})

@@ -3,6 +3,7 @@ package sdn_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pvesim"
 )
 
 const vnetAddr = "pve_sdn_vnet.v"
@@ -94,6 +96,42 @@ func TestAccSDNVnet_lifecycle(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(vnetAddr, plancheck.ResourceActionCreate)},
 				},
+			},
+		},
+	})
+}
+
+// A vnet guests' NICs use is not destroyed or replaced: the plan refuses,
+// naming the NICs; once the NIC is moved, the destroy goes ahead.
+func TestAccSDNVnet_inUseRefused(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	config := vnetConfig(tg, zone, "  zone  = pve_sdn_zone.simple.zone\n")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if err := tg.Sim.AddGuest(pvesim.Guest{VMID: 120, Node: "pve2", Type: pvesim.QEMU, Status: "stopped",
+						Config: map[string]string{"name": "web1", "net1": "virtio=BC:24:11:00:00:01,bridge=" + zone + "n,firewall=1"}}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      vnetConfig(tg, zone, "  zone  = pve_sdn_zone.vlan.zone\n  tag = 7\n"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)SDN Vnet In Use.*Replacing vnet ` + zone + `n.*VM 120 on pve2 \(net1\)`),
+			},
+			{
+				PreConfig: func() {
+					if err := tg.Sim.Update(func(c *pvesim.Cluster) error {
+						c.Guests[120].Config["net1"] = "virtio=BC:24:11:00:00:01,bridge=vmbr0"
+						return nil
+					}); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: vnetConfig(tg, zone, "  zone  = pve_sdn_zone.vlan.zone\n  tag = 7\n"),
 			},
 		},
 	})
