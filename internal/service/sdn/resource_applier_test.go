@@ -1,10 +1,12 @@
 package sdn_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -241,8 +243,8 @@ func sdnEntry(tg *acctest.Target, kind, id string) (pvesim.SDNEntry, bool) {
 }
 
 // Someone else's pending change is reported at plan time: an error when
-// the plan applies, naming the object and the ways out; once it is gone,
-// the plan applies.
+// the plan applies, naming the object and the ways out, a warning (and an
+// empty plan) otherwise; once it is gone, the plan applies.
 func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "9.1")
@@ -261,12 +263,52 @@ func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)SDN Changes Pending Outside This Configuration.*zone/other.*roll\s+them\s+back`),
 			},
 			{
+				// A plan that applies nothing only warns: it is empty.
+				Config:   labConfig(tg, zone, ""),
+				PlanOnly: true,
+			},
+			{
 				PreConfig: func() {
 					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, "other", nil); err != nil {
 						t.Fatal(err)
 					}
 				},
 				Config: labConfig(tg, zone, "  snat = true\n"),
+			},
+		},
+	})
+}
+
+// While someone else holds PVE's SDN lock, the run waits for it, then
+// takes it and applies as usual.
+func TestAccSDNApplier_waitsForSomeoneElsesLock(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	var mark int
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					markRequests(tg, &mark)()
+					token, err := tg.Sim.TakeSDNLock()
+					if err != nil {
+						t.Fatal(err)
+					}
+					go func() {
+						time.Sleep(2 * time.Second)
+						if err := tg.Client.ReleaseSDNLock(context.Background(), token); err != nil {
+							t.Error(err)
+						}
+					}()
+				},
+				Config: labConfig(tg, zone, ""),
+				Check: func(st *terraform.State) error {
+					if n := tg.Sim.Count("POST", "/cluster/sdn/lock"); n < 2 {
+						return fmt.Errorf("the run took the lock at once (%d requests) although someone held it", n)
+					}
+					return nil
+				},
 			},
 		},
 	})
