@@ -51,7 +51,16 @@ func zoneGone(tg *acctest.Target, id string) resource.TestCheckFunc {
 // replaced by a type change, and recreated after someone deleted it.
 func TestAccSDNZone_lifecycle(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "9.1")
+	testZoneLifecycle(t, acctest.NewOnPVE(t, "9.1"))
+}
+
+// The same on PVE 8.4, which has no SDN lock.
+func TestAccSDNZone_lifecycle_pve84(t *testing.T) {
+	t.Parallel()
+	testZoneLifecycle(t, acctest.NewOnPVE(t, "8.4"))
+}
+
+func testZoneLifecycle(t *testing.T, tg *acctest.Target) {
 	id := sdnName()
 	first := "  type   = \"vlan\"\n  bridge = \"vmbr0\"\n  mtu    = 1400\n  nodes  = [\"pve1\"]\n"
 	second := "  type   = \"vlan\"\n  bridge = \"vmbr0\"\n  nodes  = [\"pve2\", \"pve1\"]\n  bridge_disable_mac_learning = true\n"
