@@ -313,3 +313,38 @@ func TestAccSDNApplier_waitsForSomeoneElsesLock(t *testing.T) {
 		},
 	})
 }
+
+// Removing objects from the configuration (and from objects): Terraform
+// destroys them before it updates the applier, which depended on them, so
+// the one apply of the run includes their deletions.
+func TestAccSDNApplier_removedObjectsApplied(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	full := labConfig(tg, zone, "")
+	start := strings.Index(full, "resource \"pve_sdn_subnet\" \"db\"")
+	end := strings.Index(full, "resource \"pve_sdn_applier\"")
+	less := strings.Replace(full[:start]+full[end:], ", pve_sdn_subnet.db]", "]", 1)
+	var mark int
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: full},
+			{
+				PreConfig: markRequests(tg, &mark),
+				Config:    less,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("pve_sdn_subnet.db", plancheck.ResourceActionDestroy),
+						plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionUpdate),
+					},
+				},
+				Check: resource.ComposeTestCheckFunc(lockedThroughout(tg, &mark, true, 1), func(*terraform.State) error {
+					if _, ok := sdnEntry(tg, pvesim.SDNSubnets, zone+"-10.10.2.0-24"); ok {
+						return fmt.Errorf("the removed subnet is still staged or running")
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}

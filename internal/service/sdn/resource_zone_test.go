@@ -123,3 +123,24 @@ func testZoneLifecycle(t *testing.T, tg *acctest.Target) {
 		},
 	})
 }
+
+// A vxlan zone: its peers are a set (written sorted, read back as PVE
+// keeps them), imported with an empty plan.
+func TestAccSDNZone_vxlan(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	id := sdnName()
+	body := "  type       = \"vxlan\"\n  peers      = [\"10.0.0.2\", \"10.0.0.1\", \"10.0.0.3\"]\n  vxlan_port = 4790\n  mtu        = 1450\n"
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: zoneConfig(tg, id, body),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(zoneAddr, tfjsonpath.New("peers"), knownvalue.SetExact([]knownvalue.Check{
+						knownvalue.StringExact("10.0.0.1"), knownvalue.StringExact("10.0.0.2"), knownvalue.StringExact("10.0.0.3")})),
+				},
+			},
+			{ResourceName: zoneAddr, ImportState: true, ImportStateId: id, ImportStateVerify: true},
+		},
+	})
+}
