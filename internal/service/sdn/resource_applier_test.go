@@ -348,3 +348,53 @@ func TestAccSDNApplier_removedObjectsApplied(t *testing.T) {
 		},
 	})
 }
+
+// When PVE shows a listed object pending although its configuration did
+// not change (here an option its type does not take, staged outside), the
+// refresh plans an apply of the applier alone, and the apply clears it.
+func TestAccSDNApplier_pendingListedObjectPlansAnApply(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	config := labConfig(tg, zone, "")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					obj := &pvesim.SDNObject{Type: "simple", Props: map[string]string{"ipam": "pve", "bridge": "vmbr9"}}
+					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, zone, obj); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("pve_sdn_zone.lab", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionUpdate),
+					},
+				},
+				Check: func(*terraform.State) error {
+					if e, _ := sdnEntry(tg, pvesim.SDNZones, zone); e.State != "" {
+						return fmt.Errorf("the zone is still pending: %+v", e)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// objects takes whole SDN resources: anything else is refused at plan,
+// naming the element.
+func TestAccSDNApplier_objectsMustBeSDNResources(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:      tg.Config("resource \"pve_sdn_applier\" \"this\" {\n  objects = [\"zone/lab\"]\n}\n"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Not An SDN Object.*Element 0 of objects`),
+		}},
+	})
+}
