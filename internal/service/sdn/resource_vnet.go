@@ -2,6 +2,7 @@ package sdn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -76,15 +77,22 @@ func (r *vnetResource) Configure(_ context.Context, req resource.ConfigureReques
 	r.configure(req.ProviderData, &resp.Diagnostics)
 }
 
-// ModifyPlan sets sdn_id, and refuses to destroy or replace a vnet that
-// guests' NICs use as their bridge.
+// ModifyPlan sets sdn_id, refuses to replace a vnet that guests' NICs use
+// as their bridge (the replacement deletes it before anything that refers
+// to it can move), and warns when a destroy would take it from them: the
+// guests' own changes in the same run (destroyed, or their NICs moved) come
+// before the vnet's deletion, which checks again (Delete).
 func (r *vnetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	var prior types.String
 	if !req.State.Raw.IsNull() {
 		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrVnet), &prior)...)
 	}
 	if req.Plan.Raw.IsNull() {
-		r.refuseInUse(ctx, prior.ValueString(), "Destroying", &resp.Diagnostics)
+		if users := r.users(ctx, prior.ValueString(), &resp.Diagnostics); len(users) > 0 {
+			resp.Diagnostics.AddAttributeWarning(path.Root(attrVnet), VnetInUseSummary, fmt.Sprintf(
+				"Guest NICs use vnet %s as their bridge: %s. Unless this run destroys those guests or moves those NICs "+
+					"to another bridge, the deletion of the vnet is refused when it comes.", prior.ValueString(), users))
+		}
 		return
 	}
 	var vnet, zone, priorZone types.String
@@ -100,34 +108,35 @@ func (r *vnetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRe
 	}
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrZone), &priorZone)...)
 	if !vnet.Equal(prior) || !zone.Equal(priorZone) {
-		r.refuseInUse(ctx, prior.ValueString(), "Replacing", &resp.Diagnostics)
+		if users := r.users(ctx, prior.ValueString(), &resp.Diagnostics); len(users) > 0 {
+			resp.Diagnostics.AddAttributeError(path.Root(attrVnet), VnetInUseSummary, inUseDetail("Replacing", prior.ValueString(), users))
+		}
 	}
 }
 
-// VnetInUseSummary is the refusal to destroy a vnet guests use.
+// VnetInUseSummary is the refusal to remove a vnet guests use.
 const VnetInUseSummary = "SDN Vnet In Use"
 
-// refuseInUse refuses a plan that removes vnet while the provider sees
-// guest NICs on it: PVE would remove the bridge under them at the apply.
-func (r *vnetResource) refuseInUse(ctx context.Context, vnet, doing string, diags *diag.Diagnostics) {
+func inUseDetail(doing, vnet, users string) string {
+	return fmt.Sprintf("%s vnet %s would take its bridge away from the guest NICs that use it: %s. Move those NICs to "+
+		"another bridge (or remove them) and apply that first; then plan this again.", doing, vnet, users)
+}
+
+// users names the guest NICs the provider sees on vnet, "" when none.
+func (r *vnetResource) users(ctx context.Context, vnet string, diags *diag.Diagnostics) string {
 	if r.client == nil || vnet == "" {
-		return
+		return ""
 	}
 	users, err := r.client.SDNVnetUsers(ctx, vnet)
 	if err != nil {
 		fwutil.AddAPIError(diags, "Unable To List The Guests Of SDN Vnet", err)
-		return
-	}
-	if len(users) == 0 {
-		return
+		return ""
 	}
 	names := make([]string, len(users))
 	for i, u := range users {
 		names[i] = u.String()
 	}
-	diags.AddAttributeError(path.Root(attrVnet), VnetInUseSummary, fmt.Sprintf(
-		"%s vnet %s would take its bridge away from the guest NICs that use it: %s. Move those NICs to another bridge "+
-			"(or remove them) and apply that first; then plan this again.", doing, vnet, strings.Join(names, ", ")))
+	return strings.Join(names, ", ")
 }
 
 func (r *vnetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
@@ -218,17 +227,33 @@ func (r *vnetResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		return
 	}
 	id := vnet.ValueString()
+	// PVE deletes a vnet guests use and takes the bridge from under them.
+	// The check runs as part of the staged write, so that a refusal, like
+	// any failed write, gives the SDN lock back at once.
+	var inUse string
 	err := r.session.Write(ctx, pveapi.SDNKindVnet+"/"+id, func(ctx context.Context, token string) error {
+		var diags diag.Diagnostics
+		if inUse = r.users(ctx, id, &diags); inUse != "" {
+			return errVnetInUse
+		}
+		if diags.HasError() {
+			return fmt.Errorf("listing the guests of vnet %s: %s", id, diags.Errors()[0].Detail())
+		}
 		err := r.client.DeleteSDNVnet(ctx, id, token)
 		if pveapi.IsSDNNotFound(err) {
 			return nil
 		}
 		return err
 	})
-	if err != nil {
+	switch {
+	case inUse != "":
+		resp.Diagnostics.AddAttributeError(path.Root(attrVnet), VnetInUseSummary, inUseDetail("Deleting", id, inUse))
+	case err != nil:
 		writeError(&resp.Diagnostics, "Unable To Delete SDN Vnet", err)
 	}
 }
+
+var errVnetInUse = errors.New("vnet in use")
 
 func (r *vnetResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	if !wire.IsSDNZoneID(req.ID) {

@@ -110,13 +110,25 @@ func testVnetLifecycle(t *testing.T, tg *acctest.Target) {
 	})
 }
 
-// A vnet guests' NICs use is not destroyed or replaced: the plan refuses,
-// naming the NICs; once the NIC is moved, the destroy goes ahead.
+// A vnet guests' NICs use is not replaced (refused at plan, naming the
+// NICs) nor deleted (the plan warns; the deletion refuses when it comes,
+// since the guests were neither destroyed nor moved in the run); once the
+// NIC is moved, the vnet goes.
 func TestAccSDNVnet_inUseRefused(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "9.1")
 	zone := sdnName()
 	config := vnetConfig(tg, zone, "  zone  = pve_sdn_zone.simple.zone\n")
+	without := tg.Config(fmt.Sprintf(`
+resource "pve_sdn_zone" "simple" {
+  zone = %q
+  type = "simple"
+}
+
+resource "pve_sdn_applier" "this" {
+  objects = [pve_sdn_zone.simple]
+}
+`, zone))
 	tg.Run(t, resource.TestCase{
 		Steps: []resource.TestStep{
 			{Config: config},
@@ -132,6 +144,10 @@ func TestAccSDNVnet_inUseRefused(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)SDN Vnet In Use.*Replacing vnet ` + zone + `n.*VM 120 on pve2 \(net1\)`),
 			},
 			{
+				Config:      without,
+				ExpectError: regexp.MustCompile(`(?s)SDN Vnet In Use.*Deleting vnet ` + zone + `n.*VM 120 on pve2 \(net1\)`),
+			},
+			{
 				PreConfig: func() {
 					if err := tg.Sim.Update(func(c *pvesim.Cluster) error {
 						c.Guests[120].Config["net1"] = "virtio=BC:24:11:00:00:01,bridge=vmbr0"
@@ -140,7 +156,7 @@ func TestAccSDNVnet_inUseRefused(t *testing.T) {
 						t.Fatal(err)
 					}
 				},
-				Config: vnetConfig(tg, zone, "  zone  = pve_sdn_zone.vlan.zone\n  tag = 7\n"),
+				Config: without,
 			},
 		},
 	})
