@@ -92,7 +92,7 @@ var (
 	zoNodes = SDNOption{Key: "nodes", Kind: SDNNodeList,
 		Description: "The nodes the zone is deployed on; all nodes when not set."}
 	zoMTU = SDNOption{Key: "mtu", Kind: SDNInt,
-		Description: "The MTU of the zone's vnet bridges (PVE's default depends on the type: the bridge's for vlan and qinq, 1450 for vxlan and evpn)."}
+		Description: "The MTU of the zone's vnet bridges (PVE's default depends on the type and the underlying bridge)."}
 	zoDNS        = SDNOption{Key: "dns", Description: "The DNS server (`pve_sdn_dns` id) that registers the guests' names."}
 	zoReverseDNS = SDNOption{Key: "reversedns", Description: "The DNS server (`pve_sdn_dns` id) for reverse lookups."}
 	zoDNSZone    = SDNOption{Key: "dnszone", Description: "The DNS domain of the zone's guests; needs `dns`."}
@@ -112,7 +112,7 @@ var (
 	zoVxlanPort = SDNOption{Key: "vxlan-port", Kind: SDNInt, Min: 1, Max: 65536, HasMin: true, HasMax: true,
 		Description: "The UDP port of VXLAN (PVE's default: 4789)."}
 	zoFabric = SDNOption{Key: "fabric", Since9: true,
-		Description: "PVE 9 and later: the fabric (`pve_sdn_fabric` id) whose nodes are the VXLAN peers. Exactly one of `peers` and `fabric` is set."}
+		Description: "The fabric (`pve_sdn_fabric` id) whose nodes are the VXLAN peers. Exactly one of `peers` and `fabric` is set."}
 	zoVrfVxlan = SDNOption{Key: "vrf-vxlan", Kind: SDNInt, Min: 1, Max: 16777215, HasMin: true, HasMax: true,
 		Description: "The VXLAN id (VNI) of the zone's VRF; unique among EVPN zones."}
 	zoController = SDNOption{Key: "controller", Description: "The EVPN controller (`pve_sdn_controller` id of type `evpn`)."}
