@@ -181,11 +181,28 @@ func FindSDNEntry(entries []SDNEntry, id string) (SDNEntry, bool) {
 	return SDNEntry{}, false
 }
 
+// SDNPendingSources are further listings of objects PUT /cluster/sdn
+// applies (fabrics and their nodes on PVE 9), each returning its entries in
+// the pending view; SDNPending keeps the pending ones. A file holding such
+// a listing adds it in an init function.
+var SDNPendingSources []func(ctx context.Context, c *Client) ([]SDNEntry, error)
+
 // SDNPending lists every object with a staged change that PUT /cluster/sdn
-// would apply: zones, vnets, subnets (of every vnet, staged or running) and
-// controllers, sorted by sdn_id.
+// would apply: zones, vnets, subnets (of every vnet, staged or running),
+// controllers and what SDNPendingSources list, sorted by sdn_id.
 func (c *Client) SDNPending(ctx context.Context) ([]SDNEntry, error) {
 	var out []SDNEntry
+	for _, source := range SDNPendingSources {
+		entries, err := source(ctx, c)
+		if err != nil && !IsNotImplemented(err) {
+			return nil, err
+		}
+		for _, e := range entries {
+			if e.IsPending() {
+				out = append(out, e)
+			}
+		}
+	}
 	var vnets []string
 	for _, l := range sdnListPaths {
 		entries, err := c.ListSDNPending(ctx, l.kind, l.path, l.idKey)
