@@ -86,6 +86,9 @@ func (s *Sim) clusterResources(c *call) (any, error) {
 			}
 		}
 	}
+	if (typ == "" || typ == "sdn") && s.pve.release == "8.4" {
+		out = append(out, sdnZoneResources(c)...)
+	}
 	return out, nil
 }
 

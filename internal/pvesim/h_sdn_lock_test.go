@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"reflect"
 	"regexp"
 	"testing"
 	"time"
@@ -236,5 +237,22 @@ func TestSDNDomainLockTimeoutFault(t *testing.T) {
 	e.sim.ReleaseSDNLock()
 	if e.sim.SDNLockToken() != "" || token == "" {
 		t.Fatal("ReleaseSDNLock kept the lock")
+	}
+}
+
+// PVE 8.4's /cluster/resources lists each node's zones as "sdn"
+// resources (pve-manager stable-8 PVE/API2/Cluster.pm resources).
+func TestSDNClusterResourcesPVE84(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PVEVersion: "8.4", Nodes: 2})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab", "nodes", "pve2")).wantOK(t)
+	sdnApply(t, e)
+	var got []string
+	for _, r := range sdnList(t, e, "/cluster/resources", "type", "sdn") {
+		got = append(got, r["id"].(string)+"="+r["status"].(string))
+	}
+	want := []string{"sdn/pve1/localnetwork=ok", "sdn/pve2/localnetwork=ok", "sdn/pve2/lab=available"}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("sdn resources = %v", got)
 	}
 }

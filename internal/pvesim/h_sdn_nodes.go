@@ -19,9 +19,8 @@ func (s *Sim) registerSDNNodeRoutes() {
 	}
 }
 
-// pve-network src/PVE/API2/Network/SDN/Nodes/Status.pm index. inferred:
-// PVE 8.4's index (pve-manager's Nodes.pm mounts the zones status there)
-// lists zones only.
+// pve-network src/PVE/API2/Network/SDN/Nodes/Status.pm index; PVE 8.4's
+// is pve-manager (stable-8) PVE/API2/Nodes.pm sdnindex, zones only.
 func (s *Sim) nodeSDNIndex(*call) (any, error) {
 	names := []string{"fabrics", "vnets", "zones"}
 	if s.pve.release == "8.4" {

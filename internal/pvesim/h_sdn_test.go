@@ -162,3 +162,19 @@ func TestSDNZoneVxlanPVE84(t *testing.T) {
 		t.Fatalf("fabric on 8.4 = %d %v", a.status, a.errors)
 	}
 }
+
+// PVE 8.4 checks zone and vnet ids by format (pve-network 0.11.2
+// src/PVE/Network/SDN/Zones/Plugin.pm parse_sdn_zone_id, VnetPlugin.pm
+// parse_sdn_vnet_id); 9.x by the schema's pattern.
+func TestSDNIDsPVE84(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{PVEVersion: "8.4"})
+	a := e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "toolongid"))
+	if a.status != http.StatusBadRequest || !strings.Contains(a.errors["zone"], "zone ID 'toolongid' can't be more length than 8 characters") {
+		t.Fatalf("long zone id on 8.4 = %d %v", a.status, a.errors)
+	}
+	a = e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "1web", "zone", "lab"))
+	if a.status != http.StatusBadRequest || !strings.Contains(a.errors["vnet"], "vnet ID '1web' contains illegal characters") {
+		t.Fatalf("bad vnet id on 8.4 = %d %v", a.status, a.errors)
+	}
+}

@@ -3,6 +3,7 @@ package pvesim
 import (
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -85,6 +86,17 @@ func TestSDNSubnets(t *testing.T) {
 	subJSON("web", `{"type":"subnet","subnet":"10.0.0.0/24","gateway":"10.0.0.1","snat":1,"dhcp-range":[
 		"start-address=10.0.0.50,end-address=10.0.0.60","start-address=10.0.0.10,end-address=10.0.0.20"]}`).wantOK(t)
 	wantSDNError(t, sub("web", "subnet", "10.0.0.0/24"), "create sdn subnet object failed: sdn subnet object ID 'simp-10.0.0.0-24' already defined")
+	// pve-network src/PVE/Network/SDN/SubnetPlugin.pm parse_sdn_subnet_id
+	if a := sub("web", "subnet", "10.0.0.0/4"); a.status != http.StatusBadRequest ||
+		!strings.Contains(a.errors["subnet"], "value does not look like a valid CIDR network") {
+		t.Fatalf("subnet 10.0.0.0/4 = %d %v", a.status, a.errors)
+	}
+	// the cidr is kept as given: host bits make another id
+	sub("web", "subnet", "10.0.0.5/24").wantOK(t)
+	if l := sdnList(t, e, "/cluster/sdn/vnets/web/subnets"); len(l) != 2 || l[1]["id"] != "simp-10.0.0.5-24" {
+		t.Fatalf("subnets = %v", l)
+	}
+	e.call(t, http.MethodDelete, "/cluster/sdn/vnets/web/subnets/simp-10.0.0.5-24", nil).wantOK(t)
 	// a /32 IPv4 subnet may point to a gateway elsewhere
 	sub("web", "subnet", "192.0.2.7/32", "gateway", "10.9.9.9").wantOK(t)
 
@@ -270,5 +282,60 @@ func TestSDNNodeNetworkListsVnets(t *testing.T) {
 	}
 	if l := sdnList(t, e, "/nodes/pve1/network", "type", "bridge"); len(l) != 1 {
 		t.Fatalf("bridges = %v", l)
+	}
+}
+
+// A container on a vnet that is only staged does not start (pve-network
+// src/PVE/Network/SDN/Zones.pm veth_create, pve-container
+// src/PVE/LXC.pm vm_start).
+func TestSDNCTStartNeedsRunningVnet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	if err := e.sim.AddGuest(Guest{VMID: 200, Node: "pve1", Type: LXC, Config: map[string]string{
+		"hostname": "ct", "net0": "name=eth0,bridge=web,hwaddr=BC:24:11:00:00:10",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	start := func() string {
+		t.Helper()
+		a := e.call(t, http.MethodPost, "/nodes/pve1/lxc/200/status/start", nil)
+		a.wantOK(t)
+		var upid string
+		a.decode(t, &upid)
+		info, _ := e.sim.Task(upid)
+		return info.ExitStatus
+	}
+	if st := start(); st != "command 'systemctl start pve-container@200' failed: exit code 1" {
+		t.Fatalf("start on a staged vnet = %q", st)
+	}
+	sdnApply(t, e)
+	if st := start(); st != "OK" {
+		t.Fatalf("start on a running vnet = %q", st)
+	}
+}
+
+// Deleting a VM's net device on a vnet needs SDN.Use on the vnet too
+// (qemu-server src/PVE/API2/Qemu.pm $updatefn, check_bridge_access).
+func TestSDNGuestNICDeleteNeedsSDNUse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	if err := e.sim.AddGuest(Guest{VMID: 100, Node: "pve1", Type: QEMU, Config: map[string]string{
+		"net0": "virtio=BC:24:11:00:00:01,bridge=web",
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Config.Network")
+	a := e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "net0"))
+	if a.status != http.StatusForbidden || a.message != "Permission check failed (/sdn/zones/lab/web, SDN.Use)\n" {
+		t.Fatalf("delete without SDN.Use = %d %q", a.status, a.message)
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Config.Network", "SDN.Use")
+	e.call(t, http.MethodPut, "/nodes/pve1/qemu/100/config", form("delete", "net0")).wantOK(t)
+	if g, _ := e.sim.Guest(100); g.Config["net0"] != "" {
+		t.Fatalf("net0 still there: %v", g.Config)
 	}
 }

@@ -179,6 +179,9 @@ func (s *Sim) ctStart(cl *Cluster, g *Guest, skiplock bool) error {
 			return errorf("volume '%s' does not exist", mp.volume())
 		}
 	}
+	if err := checkCTStartVnets(cl, g); err != nil {
+		return err
+	}
 	g.Status, g.Started, g.Checkpointed = "running", s.now(), false
 	return nil
 }

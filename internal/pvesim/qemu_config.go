@@ -101,6 +101,9 @@ type updateRequest struct {
 	// tagPerm is assert_tag_permissions for the caller, run under the
 	// config lock when tags are set or deleted.
 	tagPerm func() error
+	// bridgePerm is check_bridge_access for the caller on a deleted net
+	// device's current value, run under the config lock.
+	bridgePerm func(opt, raw string) error
 }
 
 func (s *Sim) updateQemuAsync(c *call) (any, error) {
@@ -245,12 +248,13 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	if setTags || containsString(req.deletes, "tags") {
 		req.tagPerm = func() error { return assertTagPermissions(c, req.vmid) }
 	}
+	req.bridgePerm = func(opt, raw string) error { return checkQemuBridgeAccess(c, map[string]string{opt: raw}) }
 	if err := checkStorageAccess(c, req.set, ""); err != nil {
 		return nil, err
 	}
 	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api: check_bridge_access
 	// on the given values (a deleted net's old value is checked under the
-	// config lock in $updatefn; not simulated).
+	// config lock in $updatefn, deleteOption).
 	if err := checkQemuBridgeAccess(c, req.set); err != nil {
 		return nil, err
 	}
@@ -478,6 +482,13 @@ func (req *updateRequest) describe() string {
 // qemu-server src/PVE/API2/Qemu.pm $updatefn (the @delete loop); protection
 // texts are pve-guest-common src/PVE/AbstractConfig.pm check_protection.
 func (s *Sim) deleteOption(cl *Cluster, g *Guest, req *updateRequest, opt string, order *[]string, modified map[string]bool) error {
+	// qemu-server src/PVE/API2/Qemu.pm $updatefn: a deleted net device's
+	// current bridge needs SDN.Use too (check_bridge_access).
+	if cur := g.Config[opt]; strings.HasPrefix(opt, "net") && !isDriveKey(opt) && cur != "" && req.bridgePerm != nil {
+		if err := req.bridgePerm(opt, cur); err != nil {
+			return err
+		}
+	}
 	modified[opt] = true
 	val, ok := g.Config[opt]
 	if !ok {

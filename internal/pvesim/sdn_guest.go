@@ -107,31 +107,59 @@ func checkQemuBridgeAccess(c *call, conf map[string]string) error {
 // exit code and QEMU's line about the failed script). Bridges that are no
 // vnet are not checked (not simulated: the node's own bridges).
 func checkStartVnets(cl *Cluster, g *Guest, t *Task) error {
+	opt, bridge, i := sdnMissingVnet(cl, g)
+	if opt == "" {
+		return nil
+	}
+	t.Note("bridge '%s' does not exist", bridge)
+	t.Note("kvm: -netdev type=tap,id=%s,ifname=tap%di%d,script=/usr/libexec/qemu-server/pve-bridge,"+
+		"downscript=/usr/libexec/qemu-server/pve-bridgedown: network script /usr/libexec/qemu-server/pve-bridge failed with status 512",
+		opt, g.VMID, i)
+	return errorf("start failed: QEMU exited with code 1")
+}
+
+// checkCTStartVnets is the container's side of checkStartVnets: the
+// network hook of lxc-start plugs the veth device into the vnet's bridge
+// (pve-container src/PVE/LXC.pm, pve-network src/PVE/Network/SDN/Zones.pm
+// veth_create), fails, and the start command with it (pve-container
+// src/PVE/LXC.pm vm_start runs "systemctl start pve-container@VMID";
+// pve-common src/PVE/Tools.pm run_command's "command '...' failed: exit
+// code 1"; inferred: the exit code).
+func checkCTStartVnets(cl *Cluster, g *Guest) error {
+	if opt, _, _ := sdnMissingVnet(cl, g); opt != "" {
+		return errorf("command 'systemctl start pve-container@%d' failed: exit code 1", g.VMID)
+	}
+	return nil
+}
+
+// sdnMissingVnet finds the guest's first net device whose bridge is an SDN
+// vnet (in vnets.cfg or the running config) the guest's node has no bridge
+// for; opt is "" when there is none.
+func sdnMissingVnet(cl *Cluster, g *Guest) (opt, bridge string, index int) {
 	sd := cl.SDN
+	m := cl.conf.qemu
+	if g.Type == LXC {
+		m = cl.conf.lxc
+	}
 	for i := 0; i < 32; i++ {
-		opt := "net" + strconv.Itoa(i)
-		raw, ok := g.Config[opt]
+		key := "net" + strconv.Itoa(i)
+		raw, ok := g.Config[key]
 		if !ok {
 			continue
 		}
-		n, msg := cl.conf.qemu.PropertyString(opt, raw)
-		bridge := n["bridge"]
-		if msg != "" || bridge == "" {
+		n, msg := m.PropertyString(key, raw)
+		b := n["bridge"]
+		if msg != "" || b == "" {
 			continue
 		}
-		if sd.Get(SDNVnets, bridge) == nil && sd.RunningObject(SDNVnets, bridge) == nil {
+		if sd.Get(SDNVnets, b) == nil && sd.RunningObject(SDNVnets, b) == nil {
 			continue
 		}
-		if sd.vnetOnNode(bridge, g.Node) {
-			continue
+		if !sd.vnetOnNode(b, g.Node) {
+			return key, b, i
 		}
-		t.Note("bridge '%s' does not exist", bridge)
-		t.Note("kvm: -netdev type=tap,id=%s,ifname=tap%di%d,script=/usr/libexec/qemu-server/pve-bridge,"+
-			"downscript=/usr/libexec/qemu-server/pve-bridgedown: network script /usr/libexec/qemu-server/pve-bridge failed with status 512",
-			opt, g.VMID, i)
-		return errorf("start failed: QEMU exited with code 1")
 	}
-	return nil
+	return "", "", 0
 }
 
 // sdnLocalVnets is pve-network src/PVE/Network/SDN.pm get_local_vnets:
@@ -168,6 +196,33 @@ func sdnLocalVnets(c *call, node string) map[string]map[string]any {
 			comments = alias
 		}
 		out[id] = map[string]any{"type": "vnet", "active": "1", "ipam": ipam, "vlanaware": vlanaware, "comments": comments}
+	}
+	return out
+}
+
+// sdnZoneResources are the SDN zones of GET /cluster/resources on PVE 8.4:
+// each node's zone status as pvestatd reports it (pve-manager stable-8
+// PVE/Service/pvestatd.pm update_sdn_status), nodes sorted, each zone the
+// caller holds SDN.Audit on (pve-manager stable-8 PVE/API2/Cluster.pm
+// resources). PVE 9.1 reports zones as "network" resources, which the 9.1
+// schema the simulator serves does not list (not simulated).
+func sdnZoneResources(c *call) []map[string]any {
+	var out []map[string]any
+	names := make([]string, 0, len(c.cluster.Nodes))
+	for _, n := range c.cluster.Nodes {
+		names = append(names, n.Name)
+	}
+	sort.Strings(names)
+	for _, node := range names {
+		zones, _ := sdnNodeStatus(c.cluster.SDN, node)
+		for _, id := range sortedKeys(zones) {
+			if !c.can("/sdn/zones/"+id, false, "SDN.Audit") {
+				continue
+			}
+			out = append(out, map[string]any{
+				"id": "sdn/" + node + "/" + id, "sdn": id, "node": node, "type": "sdn", "status": zones[id]["status"],
+			})
+		}
 	}
 	return out
 }

@@ -12,6 +12,14 @@ import (
 // from the files (pve-network src/PVE/Network/SDN.pm compile_running_cfg).
 // What the files hold and the running config does not is "pending"
 // (SDN.pm pending_config).
+//
+// A kind's handlers follow one pattern (h_sdn_zones.go): reads pick the view
+// with sdnViewOf, list or look up entries with SDNState.View / Entry and
+// print them with Sim.sdnAnswer (its option types come from the kind's
+// create method in sdnCreatePaths); writes run inside sdnLocked (the lock
+// token and the handler's error prefix), check options with sdnCheckConfig
+// against the type's option table, and end with SDNState.Put or Remove once
+// every check passed, as PVE writes the file last.
 
 // The SDN kinds: each is a section config file and the key of its part of
 // the running config.

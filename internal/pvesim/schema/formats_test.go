@@ -224,12 +224,12 @@ func TestUncheckedFormats(t *testing.T) {
 		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
 		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-command-batch",
 		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-id", "pve-sdn-fabric-wireguard-interface",
-		"pve-sdn-isis-net", "pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
+		"pve-sdn-isis-net", "pve-sdn-prefix-list-id", "pve-sdn-route-map-id",
 		"pve-storage-path-in-property-string", "pve-storage-portal-dns",
 	}
 	// Formats only PVE 8.4's dump uses (TableSets).
 	want = append(want, "pve-ha-group-node", "pve-sdn-controller-id", "pve-sdn-dns-id",
-		"pve-sdn-ipam-id", "pve-sdn-vnet-id", "pve-sdn-zone-id")
+		"pve-sdn-ipam-id")
 	sort.Strings(want)
 	if got := UncheckedFormats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("UncheckedFormats:\n got  %q\n want %q", got, want)
@@ -266,5 +266,45 @@ func TestEveryUsedFormatResolves(t *testing.T) {
 	}
 	for _, m := range Methods() {
 		walk(m.HTTPMethod()+" "+m.Path(), m.def.Params)
+	}
+}
+
+// pve-network src/PVE/Network/SDN/SubnetPlugin.pm parse_sdn_subnet_id.
+func TestSDNSubnetIDFormat(t *testing.T) {
+	t.Parallel()
+	f := verifierFunc("pve-sdn-subnet-id")
+	for v, want := range map[string]string{
+		"10.0.0.0/24":      "",
+		"lab-10.0.0.0-24":  "",
+		"lab-fd00::-64":    "",
+		"10.0.0.0/4":       "value does not look like a valid CIDR network\n",
+		"garbage":          "value does not look like a valid CIDR network\n",
+		"lab-10.0.0.0-33":  "value does not look like a valid CIDR network\n",
+		"lab-10.0.0.300-8": "value does not look like a valid CIDR network\n",
+	} {
+		if got := f(v); got != want {
+			t.Errorf("%q: got %q, want %q", v, got, want)
+		}
+	}
+}
+
+// pve-network 0.11.2 (PVE 8.4) src/PVE/Network/SDN/Zones/Plugin.pm
+// parse_sdn_zone_id and VnetPlugin.pm parse_sdn_vnet_id.
+func TestSDNShortIDFormats(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]string{
+		"lab1":      "",
+		"Lab":       "",
+		"1lab":      "zone ID '1lab' contains illegal characters\n",
+		"la-b":      "zone ID 'la-b' contains illegal characters\n",
+		"a":         "zone ID 'a' contains illegal characters\n",
+		"toolongid": "zone ID 'toolongid' can't be more length than 8 characters\n",
+	} {
+		if got := verifierFunc("pve-sdn-zone-id")(v); got != want {
+			t.Errorf("zone %q: got %q, want %q", v, got, want)
+		}
+	}
+	if got := verifierFunc("pve-sdn-vnet-id")("x_y"); got != "vnet ID 'x_y' contains illegal characters\n" {
+		t.Errorf("vnet x_y: got %q", got)
 	}
 }
