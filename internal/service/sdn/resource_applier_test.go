@@ -208,7 +208,7 @@ func TestAccSDNApplier_failedWriteReleasesTheLock(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config:      labDBTag(tg, zone),
-				ExpectError: regexp.MustCompile(`(?s)Unable To Create SDN Vnet.*vlan tag is not allowed on simple\s+zone.*stay\s+pending`),
+				ExpectError: regexp.MustCompile(`(?s)Unable To Create SDN Vnet.*vlan tag is not allowed on simple\s+zone.*stay\s+pending\s+in\s+PVE\s+\(.*zone/`),
 			},
 			{
 				PreConfig: func() {

@@ -3,6 +3,7 @@ package sdn_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -143,4 +144,21 @@ func TestAccSDNZone_vxlan(t *testing.T) {
 			{ResourceName: zoneAddr, ImportState: true, ImportStateId: id, ImportStateVerify: true},
 		},
 	})
+}
+
+// A token without SDN.Allocate: the apply fails saying which privilege on
+// which path to grant, and nothing is staged.
+func TestAccSDNZone_needsSDNAllocate(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewRestricted(t, "9.1", []string{"SDN.Audit", "Sys.Audit"})
+	id := sdnName()
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:      zoneConfig(tg, id, "  type = \"simple\"\n"),
+			ExpectError: regexp.MustCompile(`(?s)Unable To Create SDN Zone.*SDN\.Allocate`),
+		}},
+	})
+	if len(tg.Sim.SDNEntries(pvesim.SDNZones, pvesim.SDNViewConfig)) != 0 || tg.Sim.SDNLockToken() != "" {
+		t.Error("a refused run left a zone or the lock behind")
+	}
 }

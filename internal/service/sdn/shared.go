@@ -3,6 +3,7 @@ package sdn
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -51,12 +52,14 @@ func setSDNIDInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *r
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrSDNID), id)...)
 }
 
-// writeError adds the diagnostic of a failed staged write, saying that the
-// changes already staged stay pending.
-func writeError(diags *diag.Diagnostics, summary string, err error) {
+// writeError adds the diagnostic of a failed staged write, naming the
+// changes this run staged before, which stay pending.
+func (b *base) writeError(diags *diag.Diagnostics, summary string, err error) {
 	detail := fwutil.APIErrorDetail(err)
-	detail += "\n\nThe SDN changes this run staged before stay pending in PVE; the next apply of pve_sdn_applier applies them, " +
-		"or roll them back in PVE (Datacenter → SDN, or POST /cluster/sdn/rollback)."
+	if staged := b.session.Staged(); len(staged) > 0 {
+		detail += "\n\nThe SDN changes this run staged before stay pending in PVE (" + strings.Join(staged, ", ") +
+			"); the next apply of pve_sdn_applier applies them, or roll them back in PVE (Datacenter → SDN: Rollback)."
+	}
 	diags.AddError(summary, detail)
 }
 
