@@ -72,6 +72,8 @@ func (r *applierResource) Schema(_ context.Context, _ resource.SchemaRequest, re
 			"\n\nDestroying everything: the applier is destroyed first, and the deletion of the last of its objects applies. " +
 			"Removing only the applier (or it and some of its objects) applies nothing: deletions stay pending in PVE " +
 			"until applied there or by another applier." +
+			"\n\nUse one applier per cluster: PVE applies everything staged at once, so the objects of a second applier " +
+			"would be someone else's pending changes to the first." +
 			"\n\nNeeds `SDN.Allocate` on `/sdn`.",
 		Attributes: map[string]schema.Attribute{
 			attrID: schema.StringAttribute{
