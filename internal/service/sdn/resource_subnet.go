@@ -328,7 +328,7 @@ func (r *subnetResource) Create(ctx context.Context, req resource.CreateRequest,
 		return r.client.CreateSDNSubnet(ctx, v, c, form, token)
 	})
 	if err != nil {
-		r.writeError(&resp.Diagnostics, "Unable To Create SDN Subnet", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Create SDN Subnet", err)
 		return
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
@@ -437,7 +437,7 @@ func (r *subnetResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return r.client.UpdateSDNSubnet(ctx, v, id, form, token)
 		})
 		if err != nil {
-			r.writeError(&resp.Diagnostics, "Unable To Update SDN Subnet", err)
+			r.writeFailed(&resp.Diagnostics, "Unable To Update SDN Subnet", err)
 			return
 		}
 	}
@@ -467,7 +467,7 @@ func (r *subnetResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return err
 	})
 	if err != nil {
-		r.writeError(&resp.Diagnostics, "Unable To Delete SDN Subnet", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Delete SDN Subnet", err)
 	}
 }
 

@@ -154,7 +154,7 @@ func (r *vnetResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return r.client.CreateSDNVnet(ctx, id, form, token)
 	})
 	if err != nil {
-		r.writeError(&resp.Diagnostics, "Unable To Create SDN Vnet", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Create SDN Vnet", err)
 		return
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
@@ -212,7 +212,7 @@ func (r *vnetResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return r.client.UpdateSDNVnet(ctx, id, form, token)
 		})
 		if err != nil {
-			r.writeError(&resp.Diagnostics, "Unable To Update SDN Vnet", err)
+			r.writeFailed(&resp.Diagnostics, "Unable To Update SDN Vnet", err)
 			return
 		}
 	}
@@ -249,7 +249,7 @@ func (r *vnetResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 	case inUse != "":
 		resp.Diagnostics.AddAttributeError(path.Root(attrVnet), VnetInUseSummary, inUseDetail("Deleting", id, inUse))
 	case err != nil:
-		r.writeError(&resp.Diagnostics, "Unable To Delete SDN Vnet", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Delete SDN Vnet", err)
 	}
 }
 

@@ -216,7 +216,7 @@ func (r *zoneResource) Create(ctx context.Context, req resource.CreateRequest, r
 		return r.client.CreateSDNZone(ctx, id, form, token)
 	})
 	if err != nil {
-		r.writeError(&resp.Diagnostics, "Unable To Create SDN Zone", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Create SDN Zone", err)
 		return
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
@@ -289,7 +289,7 @@ func (r *zoneResource) Update(ctx context.Context, req resource.UpdateRequest, r
 			return r.client.UpdateSDNZone(ctx, id, form, token)
 		})
 		if err != nil {
-			r.writeError(&resp.Diagnostics, "Unable To Update SDN Zone", err)
+			r.writeFailed(&resp.Diagnostics, "Unable To Update SDN Zone", err)
 			return
 		}
 	}
@@ -312,7 +312,7 @@ func (r *zoneResource) Delete(ctx context.Context, req resource.DeleteRequest, r
 		return err
 	})
 	if err != nil {
-		r.writeError(&resp.Diagnostics, "Unable To Delete SDN Zone", err)
+		r.writeFailed(&resp.Diagnostics, "Unable To Delete SDN Zone", err)
 	}
 }
 

@@ -52,9 +52,21 @@ func setSDNIDInPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *r
 	resp.Diagnostics.Append(resp.Plan.SetAttribute(ctx, path.Root(attrSDNID), id)...)
 }
 
-// writeError adds the diagnostic of a failed staged write, naming the
-// changes this run staged before, which stay pending.
-func (b *base) writeError(diags *diag.Diagnostics, summary string, err error) {
+// writeError adds the diagnostic of a failed staged write, saying that the
+// changes already staged stay pending. The controller, IPAM, DNS and fabric
+// resources use it.
+//
+//nolint:unused // used by the resources of the other SDN kinds
+func writeError(diags *diag.Diagnostics, summary string, err error) {
+	detail := fwutil.APIErrorDetail(err)
+	detail += "\n\nThe SDN changes this run staged before stay pending in PVE; the next apply of pve_sdn_applier applies them, " +
+		"or roll them back in PVE (Datacenter → SDN, or POST /cluster/sdn/rollback)."
+	diags.AddError(summary, detail)
+}
+
+// writeFailed is writeError naming the changes this run staged before,
+// and saying nothing of them when there are none.
+func (b *base) writeFailed(diags *diag.Diagnostics, summary string, err error) {
 	detail := fwutil.APIErrorDetail(err)
 	if staged := b.session.Staged(); len(staged) > 0 {
 		detail += "\n\nThe SDN changes this run staged before stay pending in PVE (" + strings.Join(staged, ", ") +
