@@ -26,6 +26,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
+	"github.com/proxops/terraform-provider-pve/internal/service/sdn"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 	"github.com/proxops/terraform-provider-pve/internal/service/storagecfg"
 )
@@ -151,6 +152,10 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storagecfg.NewPBSResource,
 		storagecfg.NewBTRFSResource,
 		storagecfg.NewESXiResource,
+		sdn.NewApplierResource,
+		sdn.NewZoneResource,
+		sdn.NewVnetResource,
+		sdn.NewSubnetResource,
 	}
 }
 
@@ -173,6 +178,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		ha.NewHAStatusDataSource,
 		backupjob.NewBackupJobsDataSource,
 		backupjob.NewGuestsNotBackedUpDataSource,
+		sdn.NewZonesDataSource,
+		sdn.NewVnetsDataSource,
 	}
 }
 
