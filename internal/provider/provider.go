@@ -24,6 +24,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
+	"github.com/proxops/terraform-provider-pve/internal/service/sdn"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 	"github.com/proxops/terraform-provider-pve/internal/service/storagecfg"
 )
@@ -146,6 +147,9 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storagecfg.NewPBSResource,
 		storagecfg.NewBTRFSResource,
 		storagecfg.NewESXiResource,
+		sdn.NewControllerResource,
+		sdn.NewIPAMResource,
+		sdn.NewDNSResource,
 	}
 }
 
