@@ -28,13 +28,15 @@ type ProviderData struct {
 	GuestLocks *GuestLocks
 	// GuestClaims holds the guests the resources created or adopted.
 	GuestClaims *GuestClaims
+	// SDN stages the SDN writes of a run and applies them once.
+	SDN *pveapi.SDNSession
 }
 
 // NewProviderData is the data of one provider configuration: client, the
-// VMID range (nil: none), and fresh guest locks and claims, which belong to
+// VMID range (nil: none), and fresh guest locks and claims and SDN session, which belong to
 // that configuration alone (it speaks to one cluster, whose VMIDs key them).
 func NewProviderData(client *pveapi.Client, vmidRange *VMIDRange) *ProviderData {
-	return &ProviderData{Client: client, VMIDRange: vmidRange, GuestLocks: &GuestLocks{}, GuestClaims: &GuestClaims{}}
+	return &ProviderData{Client: client, VMIDRange: vmidRange, GuestLocks: &GuestLocks{}, GuestClaims: &GuestClaims{}, SDN: pveapi.NewSDNSession(client)}
 }
 
 // ProviderDataFrom unpacks the value given to a resource's or data source's
