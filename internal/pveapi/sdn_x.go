@@ -3,7 +3,6 @@ package pveapi
 import (
 	"context"
 	"net/url"
-	"regexp"
 
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
@@ -28,19 +27,6 @@ func sdnPluginPath(f wire.SDNPluginFamily, id string) string {
 	return f.Path + "/" + url.PathEscape(id)
 }
 
-// sdnMissingPattern is PVE's answer for an SDN object that does not exist
-// (pve-network src/PVE/Network/SDN/Controllers.pm sdn_controllers_config,
-// Ipams.pm sdn_ipams_config, Dns.pm sdn_dns_config: "sdn 'ID' does not
-// exist").
-var sdnMissingPattern = regexp.MustCompile(`^sdn '[^']*' does not exist`)
-
-// IsSDNObjectMissing reports PVE's 500 for a missing SDN controller, IPAM or
-// DNS server.
-func IsSDNObjectMissing(err error) bool {
-	apiErr, ok := AsError(err)
-	return ok && apiErr.StatusCode == 500 && sdnMissingPattern.MatchString(firstLine(apiErr.Message))
-}
-
 // GetSDNPlugin reads one object of family f. A controller is read from
 // the pending view (GET ...?pending=1, pve-network src/PVE/Network/SDN.pm
 // pending_config): its staged values, and not found when its deletion is
@@ -52,19 +38,20 @@ func (c *Client) GetSDNPlugin(ctx context.Context, f wire.SDNPluginFamily, id st
 	}
 	var raw map[string]any
 	if err := c.Get(ctx, sdnPluginPath(f, id), query, &raw); err != nil {
-		if IsSDNObjectMissing(err) {
+		if IsSDNNotFound(err) {
 			return SDNPluginObject{}, false, nil
 		}
 		return SDNPluginObject{}, false, err
 	}
 	obj = SDNPluginObject{ID: id}
 	if f.Staged {
-		state, _ := raw["state"].(string)
-		if state == "deleted" {
+		entry := sdnEntry(f.Kind, f.IDKey, raw)
+		values, ok := entry.Effective()
+		if !ok {
 			return SDNPluginObject{}, false, nil
 		}
-		obj.Pending = state != ""
-		raw = sdnStagedValues(raw)
+		obj.Pending = entry.IsPending()
+		raw = values
 	}
 	obj.Type, _ = raw["type"].(string)
 	obj.Digest, _ = raw["digest"].(string)
@@ -74,31 +61,6 @@ func (c *Client) GetSDNPlugin(ctx context.Context, f wire.SDNPluginFamily, id st
 		obj.Options = map[string]string{}
 	}
 	return obj, true, nil
-}
-
-// sdnStagedValues turns an entry of the pending view into the values it
-// will have after the SDN apply: the running values at top level, each
-// replaced by its entry in "pending" when there is one, and dropped when
-// that entry is "deleted" (pve-network src/PVE/Network/SDN.pm
-// pending_config).
-func sdnStagedValues(entry map[string]any) map[string]any {
-	out := map[string]any{}
-	for k, v := range entry {
-		switch k {
-		case "pending", "state":
-			continue
-		}
-		out[k] = v
-	}
-	pending, _ := entry["pending"].(map[string]any)
-	for k, v := range pending {
-		if s, ok := v.(string); ok && s == "deleted" {
-			delete(out, k)
-			continue
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // formWithSDNLock adds PVE 9's SDN lock token when there is one.
@@ -139,7 +101,7 @@ func (c *Client) UpdateSDNPlugin(ctx context.Context, f wire.SDNPluginFamily, id
 // already gone is not an error.
 func (c *Client) DeleteSDNPlugin(ctx context.Context, f wire.SDNPluginFamily, id, lockToken string) error {
 	err := c.Delete(ctx, sdnPluginPath(f, id), formWithSDNLock(url.Values{}, lockToken), nil)
-	if err != nil && IsSDNObjectMissing(err) {
+	if err != nil && IsSDNNotFound(err) {
 		return nil
 	}
 	return err

@@ -58,15 +58,8 @@ func (r *pluginResource) Schema(_ context.Context, _ resource.SchemaRequest, res
 func (r *pluginResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	if pd := fwutil.ProviderDataFrom(req.ProviderData, &resp.Diagnostics); pd != nil {
 		r.client = pd.Client
-		r.writer = pluginDirectWriter{}
+		r.writer = pd.SDN
 	}
-}
-
-// pluginDirectWriter writes without the SDN lock.
-type pluginDirectWriter struct{}
-
-func (pluginDirectWriter) Write(ctx context.Context, _ string, fn func(ctx context.Context, lockToken string) error) error {
-	return fn(ctx, "")
 }
 
 func (r *pluginResource) sdnID(id string) string { return r.fam.Kind + "/" + id }
