@@ -37,6 +37,8 @@ type Cluster struct {
 	BackupJobs *BackupJobs
 	// Mappings are the hardware mapping files (mapping.go).
 	Mappings *MappingState
+	// SDN is /etc/pve/sdn: the staged files and the running config (sdn_model.go).
+	SDN *SDNState
 
 	volumes map[volumeKey]*Volume
 	tasks   []*Task

@@ -174,6 +174,7 @@ func (s *Sim) registerRoutes() {
 	s.registerReplicationRoutes()
 	s.registerBackupJobRoutes()
 	s.registerMappingRoutes()
+	s.registerSDNExtraRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

@@ -38,6 +38,7 @@ func seedCluster(nodes int, now time.Time, conf *guestSchema) *Cluster {
 		Replication: newReplicationState(),
 		BackupJobs:  newBackupJobs(),
 		Mappings:    newMappingState(),
+		SDN:         newSDNState(),
 		conf:        conf,
 	}
 	for i := 1; i <= nodes; i++ {

@@ -223,13 +223,12 @@ func TestUncheckedFormats(t *testing.T) {
 	want := []string{
 		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
 		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-command-batch",
-		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-id", "pve-sdn-fabric-wireguard-interface",
-		"pve-sdn-isis-net", "pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
+		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-wireguard-interface",
+		"pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
 		"pve-storage-path-in-property-string", "pve-storage-portal-dns",
 	}
 	// Formats only PVE 8.4's dump uses (TableSets).
-	want = append(want, "pve-ha-group-node", "pve-sdn-controller-id", "pve-sdn-dns-id",
-		"pve-sdn-ipam-id", "pve-sdn-vnet-id", "pve-sdn-zone-id")
+	want = append(want, "pve-ha-group-node", "pve-sdn-vnet-id", "pve-sdn-zone-id")
 	sort.Strings(want)
 	if got := UncheckedFormats(); !reflect.DeepEqual(got, want) {
 		t.Errorf("UncheckedFormats:\n got  %q\n want %q", got, want)
