@@ -18,6 +18,8 @@ import (
 // and (9.x) fabrics.
 func (s *Sim) registerSDNExtraRoutes() {
 	s.registerSDNControllerRoutes()
+	s.registerSDNPluginRoutes(sdnIpamKind)
+	s.registerSDNPluginRoutes(sdnDNSKind)
 }
 
 func (s *Sim) registerSDNControllerRoutes() {
