@@ -150,6 +150,10 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		sdn.NewControllerResource,
 		sdn.NewIPAMResource,
 		sdn.NewDNSResource,
+		sdn.NewApplierResource,
+		sdn.NewZoneResource,
+		sdn.NewVnetResource,
+		sdn.NewSubnetResource,
 	}
 }
 
@@ -172,6 +176,8 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		ha.NewHAStatusDataSource,
 		backupjob.NewBackupJobsDataSource,
 		backupjob.NewGuestsNotBackedUpDataSource,
+		sdn.NewZonesDataSource,
+		sdn.NewVnetsDataSource,
 	}
 }
 

@@ -361,3 +361,28 @@ func IsNotImplemented(err error) bool {
 	apiErr, ok := AsError(err)
 	return ok && apiErr.StatusCode == 501
 }
+
+// SDNNodeStatus is one entry of a node's SDN status: a zone's
+// (GET /nodes/{node}/sdn/zones) or a vnet's
+// (GET /nodes/{node}/sdn/zones/{zone}/content).
+type SDNNodeStatus struct {
+	Zone      string `json:"zone,omitempty"`
+	Vnet      string `json:"vnet,omitempty"`
+	Status    string `json:"status"`
+	StatusMsg string `json:"statusmsg,omitempty"`
+}
+
+// SDNZoneStatus lists the zones' status on node (available, pending,
+// error).
+func (c *Client) SDNZoneStatus(ctx context.Context, node string) ([]SDNNodeStatus, error) {
+	var out []SDNNodeStatus
+	err := c.Get(ctx, "/nodes/"+url.PathEscape(node)+"/sdn/zones", nil, &out)
+	return out, err
+}
+
+// SDNVnetStatus lists the status of the vnets of zone on node.
+func (c *Client) SDNVnetStatus(ctx context.Context, node, zone string) ([]SDNNodeStatus, error) {
+	var out []SDNNodeStatus
+	err := c.Get(ctx, "/nodes/"+url.PathEscape(node)+"/sdn/zones/"+url.PathEscape(zone)+"/content", nil, &out)
+	return out, err
+}

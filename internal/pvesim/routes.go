@@ -175,6 +175,7 @@ func (s *Sim) registerRoutes() {
 	s.registerBackupJobRoutes()
 	s.registerMappingRoutes()
 	s.registerSDNExtraRoutes()
+	s.registerSDNRoutes()
 }
 
 // expandPath fills a permission path template from the parameters, as PVE

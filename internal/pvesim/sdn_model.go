@@ -84,10 +84,22 @@ type SDNState struct {
 	// "" when nobody holds the lock (pve-network src/PVE/Network/SDN.pm
 	// create_global_lock, delete_global_lock).
 	LockToken string
+	// NodeVersion is the running config version each node's network runs
+	// (the version line of /etc/network/interfaces.d/sdn, pve-network
+	// src/PVE/Network/SDN/Zones.pm read_etc_network_config_version): set
+	// when an apply's reload worker is done.
+	NodeVersion map[string]int
+	// PVEIpam is the built-in IPAM's database (sdn_subnets.go), nil until
+	// a subnet of a zone using it is created.
+	PVEIpam SDNPVEIpam
 }
 
 func newSDNState() *SDNState {
-	return &SDNState{Files: map[string]*SDNConfig{}, Running: SDNRunning{Kinds: map[string]map[string]*SDNObject{}}}
+	return &SDNState{
+		Files:       map[string]*SDNConfig{},
+		Running:     SDNRunning{Kinds: map[string]map[string]*SDNObject{}},
+		NodeVersion: map[string]int{},
+	}
 }
 
 // File is the kind's config file; a file that does not exist reads empty.
@@ -256,7 +268,7 @@ func (sd *SDNState) pendingView(kind string) []SDNEntry {
 			case !ok:
 				setPending(e, k, "deleted")
 				e.State = "changed"
-			case cv != r[k]:
+			case sdnEncode(k, cv) != sdnEncode(k, r[k]):
 				e.State = "changed"
 			}
 		}
@@ -275,7 +287,7 @@ func (sd *SDNState) pendingView(kind string) []SDNEntry {
 			rv, ok := r[k]
 			if k == "type" || k == "vnet" {
 				e.Props[k] = cfg[k]
-			} else if !ok || cfg[k] != rv {
+			} else if !ok || sdnEncode(k, cfg[k]) != sdnEncode(k, rv) {
 				setPending(e, k, cfg[k])
 			}
 			switch {
