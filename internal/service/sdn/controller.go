@@ -1,4 +1,3 @@
-// Package sdn holds the software-defined networking resources (/cluster/sdn).
 package sdn
 
 import (

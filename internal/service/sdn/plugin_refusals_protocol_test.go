@@ -57,9 +57,9 @@ func planCreate(tb testing.TB, p *acctest.Protocol, typeName string, attrs map[s
 	return p.PlanResponse(tb, typeName, p.NullState(tb, typeName), cfg).Diagnostics
 }
 
-// wantErrorUnder checks for an error matching want on attribute attr or
+// pluginWantError checks for an error matching want on attribute attr or
 // one of its elements (a set's refused item).
-func wantErrorUnder(tb testing.TB, diags []*tfprotov6.Diagnostic, attr string, want *regexp.Regexp) {
+func pluginWantError(tb testing.TB, diags []*tfprotov6.Diagnostic, attr string, want *regexp.Regexp) {
 	tb.Helper()
 	for _, d := range diags {
 		if d.Severity != tfprotov6.DiagnosticSeverityError || !want.MatchString(d.Summary+": "+d.Detail) {
@@ -134,7 +134,7 @@ func TestSDNPluginPlanRefusals(t *testing.T) {
 		{"pve_sdn_dns", "url", pluginWith(pdns, "url", nil), `type powerdns needs url`},
 		{"pve_sdn_dns", "dns", pluginWith(pdns, "dns", "p_dns"), `not a valid dns id`},
 	} {
-		wantErrorUnder(t, planCreate(t, p, tc.rt, tc.cfg), tc.attr, regexp.MustCompile(tc.want))
+		pluginWantError(t, planCreate(t, p, tc.rt, tc.cfg), tc.attr, regexp.MustCompile(tc.want))
 	}
 }
 
@@ -175,7 +175,7 @@ func TestSDNControllerFabricNeedsPVE9(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocolOnPVE(t, "8.4")
 	cfg := pluginWith(evpnCtl, "peers", nil, "fabric", "fab1")
-	wantErrorUnder(t, planCreate(t, p, "pve_sdn_controller", cfg), "fabric", regexp.MustCompile(`exists from PVE 9.0 on; this cluster runs PVE 8.4`))
+	pluginWantError(t, planCreate(t, p, "pve_sdn_controller", cfg), "fabric", regexp.MustCompile(`exists from PVE 9.0 on; this cluster runs PVE 8.4`))
 	p9 := acctest.NewProtocol(t)
 	if msg := pluginErrors(planCreate(t, p9, "pve_sdn_controller", cfg)); msg != "" {
 		t.Errorf("PVE 9 refuses an EVPN controller on a fabric: %s", msg)

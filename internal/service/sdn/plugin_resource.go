@@ -124,11 +124,21 @@ func (r *pluginResource) Create(ctx context.Context, req resource.CreateRequest,
 		return r.client.CreateSDNPlugin(ctx, r.fam, id, typ, opts, lockToken)
 	})
 	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Create "+r.title(), err)
+		r.writeError(&resp.Diagnostics, "Unable To Create "+r.title(), err)
 		return
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
 	r.readBack(ctx, id, &resp.State, &resp.Diagnostics)
+}
+
+// writeError adds the diagnostic of a failed write; for a staged family
+// it says what happens to the changes staged before.
+func (r *pluginResource) writeError(diags *diag.Diagnostics, summary string, err error) {
+	if r.fam.Staged {
+		writeError(diags, summary, err)
+		return
+	}
+	fwutil.AddAPIError(diags, summary, err)
 }
 
 // title is the noun in Title Case for diagnostics ("SDN Controller").
@@ -222,7 +232,7 @@ func (r *pluginResource) Update(ctx context.Context, req resource.UpdateRequest,
 			return r.client.UpdateSDNPlugin(ctx, r.fam, id, typ, delta, digest, lockToken)
 		})
 		if err != nil {
-			fwutil.AddAPIError(&resp.Diagnostics, "Unable To Update "+r.title(), err)
+			r.writeError(&resp.Diagnostics, "Unable To Update "+r.title(), err)
 			return
 		}
 	}
@@ -239,7 +249,7 @@ func (r *pluginResource) Delete(ctx context.Context, req resource.DeleteRequest,
 		return r.client.DeleteSDNPlugin(ctx, r.fam, id, lockToken)
 	})
 	if err != nil {
-		fwutil.AddAPIError(&resp.Diagnostics, "Unable To Delete "+r.title(), err)
+		r.writeError(&resp.Diagnostics, "Unable To Delete "+r.title(), err)
 	}
 }
 
