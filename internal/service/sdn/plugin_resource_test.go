@@ -68,8 +68,11 @@ resource "pve_sdn_applier" "sdn" {
 	wantRunningPeers := func(want string) resource.TestCheckFunc {
 		return func(*terraform.State) error {
 			raw, found, err := runningController(tg, id)
-			if err != nil || !found {
-				return fmt.Errorf("the controller is not running: %v", err)
+			if err != nil {
+				return err
+			}
+			if !found {
+				return fmt.Errorf("controller %s is not running", id)
 			}
 			if got := wire.JoinSDNList(wire.SplitSDNList(fmt.Sprint(raw["peers"]))); got != want {
 				return fmt.Errorf("running peers %q, want %q", got, want)
@@ -79,12 +82,16 @@ resource "pve_sdn_applier" "sdn" {
 	}
 	tg.Run(t, resource.TestCase{
 		CheckDestroy: func(*terraform.State) error {
-			if _, found, err := runningController(tg, id); err != nil || found {
-				return fmt.Errorf("the controller is still running after destroy (%v)", err)
+			_, running, err := runningController(tg, id)
+			if err != nil {
+				return err
 			}
-			_, found, err := tg.Client.GetSDNPlugin(context.Background(), wire.SDNControllers, id)
-			if err != nil || found {
-				return fmt.Errorf("the controller is still staged after destroy (%v)", err)
+			_, staged, err := tg.Client.GetSDNPlugin(context.Background(), wire.SDNControllers, id)
+			if err != nil {
+				return err
+			}
+			if running || staged {
+				return fmt.Errorf("controller %s is still there after destroy (running %v, staged %v)", id, running, staged)
 			}
 			return nil
 		},
@@ -192,8 +199,12 @@ resource "pve_sdn_applier" "sdn" {
 				f  wire.SDNPluginFamily
 				id string
 			}{{wire.SDNIPAMs, ipamID}, {wire.SDNDNSServers, dnsID}} {
-				if _, found, err := tg.Client.GetSDNPlugin(context.Background(), c.f, c.id); err != nil || found {
-					return fmt.Errorf("%s %s still exists after destroy (%v)", c.f.Kind, c.id, err)
+				_, found, err := tg.Client.GetSDNPlugin(context.Background(), c.f, c.id)
+				if err != nil {
+					return err
+				}
+				if found {
+					return fmt.Errorf("%s %s still exists after destroy", c.f.Kind, c.id)
 				}
 			}
 			return nil
