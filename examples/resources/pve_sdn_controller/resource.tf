@@ -29,3 +29,8 @@ resource "pve_sdn_controller" "isis" {
   isis_net    = "49.0001.1921.6800.1001.00"
   isis_ifaces = ["eth1", "eth2"]
 }
+
+# One SDN apply for the run's staged changes.
+resource "pve_sdn_applier" "sdn" {
+  objects = [pve_sdn_controller.evpn, pve_sdn_controller.uplink, pve_sdn_controller.isis]
+}
