@@ -20,6 +20,7 @@ func (s *Sim) registerSDNExtraRoutes() {
 	s.registerSDNControllerRoutes()
 	s.registerSDNPluginRoutes(sdnIpamKind)
 	s.registerSDNPluginRoutes(sdnDNSKind)
+	s.registerSDNFabricRoutes()
 }
 
 func (s *Sim) registerSDNControllerRoutes() {
