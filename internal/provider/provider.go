@@ -150,6 +150,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		sdn.NewControllerResource,
 		sdn.NewIPAMResource,
 		sdn.NewDNSResource,
+		sdn.NewFabricResource,
+		sdn.NewFabricNodeResource,
 		sdn.NewApplierResource,
 		sdn.NewZoneResource,
 		sdn.NewVnetResource,

@@ -65,6 +65,9 @@ func pluginWantError(tb testing.TB, diags []*tfprotov6.Diagnostic, attr string, 
 		if d.Severity != tfprotov6.DiagnosticSeverityError || !want.MatchString(d.Summary+": "+d.Detail) {
 			continue
 		}
+		if attr == "" {
+			return
+		}
 		if d.Attribute == nil || len(d.Attribute.Steps()) == 0 || d.Attribute.Steps()[0] != tftypes.AttributeName(attr) {
 			tb.Errorf("the error %q names %v, want attribute %s", d.Detail, d.Attribute, attr)
 		}
