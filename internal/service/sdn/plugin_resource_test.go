@@ -265,3 +265,93 @@ resource "pve_sdn_applier" "sdn" {
 		}
 	}
 }
+
+// An OpenFabric fabric with two nodes and the EVPN controller on it,
+// applied by one applier: create, an in-place change of a node's
+// interfaces, import round trips of the fabric and a node, and destroy
+// (every deletion applied).
+func TestAccSDNFabric_lifecycle(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	fabric := "f" + acctest.Name("x")[2:8]
+	ctl := acctest.Name("tfacc")
+	cfg := func(iface2 string) string {
+		return tg.Config(fmt.Sprintf(`
+resource "pve_sdn_fabric" "test" {
+  fabric         = %[1]q
+  protocol       = "openfabric"
+  ip_prefix      = "10.77.0.0/24"
+  hello_interval = 3
+}
+
+resource "pve_sdn_fabric_node" "pve1" {
+  fabric     = pve_sdn_fabric.test.fabric
+  node       = "pve1"
+  ip         = "10.77.0.1"
+  interfaces = { ens19 = {}, %[2]s = {} }
+}
+
+resource "pve_sdn_fabric_node" "pve2" {
+  fabric     = pve_sdn_fabric.test.fabric
+  node       = "pve2"
+  ip         = "10.77.0.2"
+  interfaces = { ens19 = {} }
+}
+
+resource "pve_sdn_controller" "evpn" {
+  controller = %[3]q
+  type       = "evpn"
+  asn        = 65000
+  fabric     = pve_sdn_fabric.test.fabric
+}
+
+resource "pve_sdn_applier" "sdn" {
+  objects = [pve_sdn_fabric.test, pve_sdn_fabric_node.pve1, pve_sdn_fabric_node.pve2, pve_sdn_controller.evpn]
+}
+`, fabric, iface2, ctl))
+	}
+	running := func(path string) (bool, error) {
+		var raw []map[string]any
+		if err := tg.Client.Get(context.Background(), path, map[string][]string{"running": {"1"}}, &raw); err != nil {
+			return false, err
+		}
+		return len(raw) > 0, nil
+	}
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: func(*terraform.State) error {
+			for _, path := range []string{"/cluster/sdn/fabrics/fabric", "/cluster/sdn/controllers"} {
+				found, err := running(path)
+				if err != nil {
+					return err
+				}
+				if found {
+					return fmt.Errorf("%s still has running objects after destroy", path)
+				}
+			}
+			return nil
+		},
+		Steps: []resource.TestStep{
+			{
+				Config: cfg("ens20"),
+				Check: func(*terraform.State) error {
+					found, err := running("/cluster/sdn/fabrics/fabric")
+					if err != nil {
+						return err
+					}
+					if !found {
+						return fmt.Errorf("the fabric is not running after the apply")
+					}
+					return nil
+				},
+			},
+			{
+				Config: cfg("ens21"),
+				ConfigPlanChecks: pluginActions(map[string]plancheck.ResourceActionType{
+					"pve_sdn_fabric_node.pve1": plancheck.ResourceActionUpdate, "pve_sdn_applier.sdn": plancheck.ResourceActionUpdate,
+				}),
+			},
+			{ResourceName: "pve_sdn_fabric.test", ImportState: true, ImportStateId: fabric, ImportStateVerify: true},
+			{ResourceName: "pve_sdn_fabric_node.pve1", ImportState: true, ImportStateId: fabric + "/pve1", ImportStateVerify: true},
+		},
+	})
+}
