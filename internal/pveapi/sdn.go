@@ -190,6 +190,10 @@ func (c *Client) SDNPending(ctx context.Context) ([]SDNEntry, error) {
 	for _, l := range sdnListPaths {
 		entries, err := c.ListSDNPending(ctx, l.kind, l.path, l.idKey)
 		if err != nil {
+			// A collection this PVE does not have holds nothing pending.
+			if IsNotImplemented(err) {
+				continue
+			}
 			return nil, err
 		}
 		for _, e := range entries {
@@ -385,4 +389,61 @@ func (c *Client) SDNVnetStatus(ctx context.Context, node, zone string) ([]SDNNod
 	var out []SDNNodeStatus
 	err := c.Get(ctx, "/nodes/"+url.PathEscape(node)+"/sdn/zones/"+url.PathEscape(zone)+"/content", nil, &out)
 	return out, err
+}
+
+// SDNVnetUser is a guest NIC whose bridge is a vnet.
+type SDNVnetUser struct {
+	GuestType string // qemu or lxc
+	VMID      int
+	Node      string
+	NIC       string // net0, net1, ...
+}
+
+func (u SDNVnetUser) String() string {
+	kind := "VM"
+	if u.GuestType == GuestTypeLXC {
+		kind = "container"
+	}
+	return fmt.Sprintf("%s %d on %s (%s)", kind, u.VMID, u.Node, u.NIC)
+}
+
+// SDNVnetUsers lists the NICs of the cluster's guests whose bridge is
+// vnet, sorted by VMID and NIC. Guests whose config cannot be read (gone
+// meanwhile, a node offline) are left out: the answer covers what the
+// provider can see.
+func (c *Client) SDNVnetUsers(ctx context.Context, vnet string) ([]SDNVnetUser, error) {
+	guests, err := c.ClusterResources(ctx, "vm")
+	if err != nil {
+		return nil, err
+	}
+	var out []SDNVnetUser
+	for _, g := range guests {
+		if !g.IsGuest() {
+			continue
+		}
+		config, err := c.GuestConfig(ctx, g.Node, g.Type, g.VMID.Int())
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			continue
+		}
+		for key, value := range config {
+			if !strings.HasPrefix(key, "net") || strings.TrimLeft(key[3:], "0123456789") != "" || key == "net" {
+				continue
+			}
+			for _, part := range strings.Split(value, ",") {
+				if k, v, _ := strings.Cut(part, "="); strings.TrimSpace(k) == "bridge" && v == vnet {
+					out = append(out, SDNVnetUser{GuestType: g.Type, VMID: g.VMID.Int(), Node: g.Node, NIC: key})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].VMID != out[j].VMID {
+			return out[i].VMID < out[j].VMID
+		}
+		return out[i].NIC < out[j].NIC
+	})
+	return out, nil
 }

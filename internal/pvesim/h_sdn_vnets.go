@@ -213,7 +213,7 @@ func sdnVnetUpdateHook(sd *SDNState, zoneType, id string, vnets map[string]*SDNO
 			if other == id || o.Props["zone"] != v.Props["zone"] {
 				continue
 			}
-			if ot := o.Props["tag"]; pvegrammarTrue(ot) && ot == tagStr {
+			if ot := o.Props["tag"]; perlTruthy(ot) && ot == tagStr {
 				return tagErr("tag " + tagStr + " already exist in vnet " + other)
 			}
 		}
@@ -227,10 +227,10 @@ func sdnVnetUpdateHook(sd *SDNState, zoneType, id string, vnets map[string]*SDNO
 				continue
 			}
 			ot := o.Props["tag"]
-			if tag != 0 && pvegrammarTrue(ot) && ot == tagStr {
+			if tag != 0 && perlTruthy(ot) && ot == tagStr {
 				return tagErr("tag " + tagStr + " already exist in zone " + v.Props["zone"] + " vnet " + other)
 			}
-			if tag == 0 && !pvegrammarTrue(ot) {
+			if tag == 0 && !perlTruthy(ot) {
 				return tagErr("tag-less vnet already exists in zone " + v.Props["zone"] + " vnet " + other)
 			}
 		}
@@ -253,7 +253,7 @@ func sdnVnetUpdateHook(sd *SDNState, zoneType, id string, vnets map[string]*SDNO
 			if oz == nil || oz.Type != "vxlan" && oz.Type != "evpn" {
 				continue
 			}
-			if ot := o.Props["tag"]; pvegrammarTrue(ot) && ot == tagStr {
+			if ot := o.Props["tag"]; perlTruthy(ot) && ot == tagStr {
 				// PVE's text ends with a space.
 				return tagErr("vxlan tag " + tagStr + " already exist in vnet " + other + " in zone " + o.Props["zone"] + " ")
 			}

@@ -1,7 +1,6 @@
 package pvesim
 
 import (
-	"net/http"
 	"net/netip"
 	"sort"
 	"strings"
@@ -67,19 +66,24 @@ func sdnEncode(key, v string) string {
 
 // sdnDHCPRanges is pve-network src/PVE/Network/SDN/Subnets.pm
 // get_dhcp_ranges: each item parsed as a pve-sdn-dhcp-range property
-// string; items that do not parse are skipped.
+// string (start-address, end-address); items that do not parse are
+// skipped. The API schema has checked each item's format.
 func (s *Sim) sdnDHCPRanges(v string) []map[string]string {
 	out := []map[string]string{}
-	m, _, _ := s.pve.api.Lookup(http.MethodPost, "/cluster/sdn/vnets/{vnet}/subnets")
-	if m == nil {
-		return out
-	}
 	for _, item := range sdnListItems(v) {
-		r, msg := m.PropertyString("dhcp-range", item)
-		if msg != "" || r == nil {
-			continue
+		r := map[string]string{}
+		ok := true
+		for _, kv := range strings.Split(item, ",") {
+			k, val, found := strings.Cut(kv, "=")
+			if !found || (k != "start-address" && k != "end-address") {
+				ok = false
+				break
+			}
+			r[k] = val
 		}
-		out = append(out, r)
+		if ok && r["start-address"] != "" && r["end-address"] != "" {
+			out = append(out, r)
+		}
 	}
 	return out
 }

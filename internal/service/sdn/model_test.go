@@ -1,6 +1,7 @@
 package sdn
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -82,13 +83,13 @@ func object(sdnID attr.Value) types.Object {
 func TestObjectSDNIDs(t *testing.T) {
 	t.Parallel()
 	var diags diag.Diagnostics
-	tuple := types.TupleValueMust([]attr.Type{object(types.StringNull()).Type(nil), object(types.StringNull()).Type(nil)},
+	tuple := types.TupleValueMust([]attr.Type{object(types.StringNull()).Type(context.Background()), object(types.StringNull()).Type(context.Background())},
 		[]attr.Value{object(types.StringValue("zone/b")), object(types.StringValue("vnet/a"))})
 	ids, known := objectSDNIDs(types.DynamicValue(tuple), &diags)
 	if !known || diags.HasError() || !reflect.DeepEqual(ids, []string{"vnet/a", "zone/b"}) {
 		t.Errorf("ids %v known %v diags %v", ids, known, diags)
 	}
-	unknown := types.TupleValueMust([]attr.Type{object(types.StringNull()).Type(nil)}, []attr.Value{object(types.StringUnknown())})
+	unknown := types.TupleValueMust([]attr.Type{object(types.StringNull()).Type(context.Background())}, []attr.Value{object(types.StringUnknown())})
 	if _, known := objectSDNIDs(types.DynamicValue(unknown), &diags); known {
 		t.Error("an unknown sdn_id must leave the ids unknown")
 	}

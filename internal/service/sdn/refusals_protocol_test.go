@@ -94,3 +94,11 @@ func TestSDNImportIDs(t *testing.T) {
 		}
 	}
 }
+
+// PVE 8.4 has no fabrics: a vxlan zone on a fabric is refused at plan.
+func TestSDNZoneFabric_pve84(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocolOnPVE(t, "8.4")
+	wantErrorUnder(t, p.PlanCreate(t, "pve_sdn_zone", map[string]any{"zone": "vx", "type": "vxlan", "fabric": "f1"}),
+		"fabric", "exists from PVE 9.0 on")
+}

@@ -20,9 +20,10 @@ import (
 )
 
 var (
-	_ resource.Resource               = (*applierResource)(nil)
-	_ resource.ResourceWithConfigure  = (*applierResource)(nil)
-	_ resource.ResourceWithModifyPlan = (*applierResource)(nil)
+	_ resource.Resource                = (*applierResource)(nil)
+	_ resource.ResourceWithConfigure   = (*applierResource)(nil)
+	_ resource.ResourceWithModifyPlan  = (*applierResource)(nil)
+	_ resource.ResourceWithImportState = (*applierResource)(nil)
 )
 
 // Diagnostic summaries, for tests.
@@ -332,4 +333,18 @@ func (r *applierResource) Delete(ctx context.Context, req resource.DeleteRequest
 		return
 	}
 	r.session.ExpectDeletions(listStrings(state.SDNIDs))
+}
+
+// ImportState adopts an applier: it has nothing in PVE but the pending
+// changes, so the import holds no objects, and the next plan (listing them
+// from the configuration) is an update that applies what of them is
+// pending.
+func (r *applierResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	if req.ID != applierID {
+		resp.Diagnostics.AddError("Invalid Import ID", "Import pve_sdn_applier with the id \"sdn\", got "+quoted(req.ID)+".")
+		return
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, applierModel{
+		ID: types.StringValue(applierID), Objects: types.DynamicNull(), SDNIDs: stringList(nil), Pending: stringList(nil),
+	})...)
 }

@@ -2,6 +2,8 @@ package sdn
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -74,17 +76,58 @@ func (r *vnetResource) Configure(_ context.Context, req resource.ConfigureReques
 	r.configure(req.ProviderData, &resp.Diagnostics)
 }
 
+// ModifyPlan sets sdn_id, and refuses to destroy or replace a vnet that
+// guests' NICs use as their bridge.
 func (r *vnetResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	var prior types.String
+	if !req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrVnet), &prior)...)
+	}
 	if req.Plan.Raw.IsNull() {
+		r.refuseInUse(ctx, prior.ValueString(), "Destroying", &resp.Diagnostics)
 		return
 	}
-	var vnet types.String
+	var vnet, zone, priorZone types.String
 	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(attrVnet), &vnet)...)
+	resp.Diagnostics.Append(req.Plan.GetAttribute(ctx, path.Root(attrZone), &zone)...)
 	id := types.StringUnknown()
 	if !vnet.IsUnknown() {
 		id = types.StringValue(pveapi.SDNKindVnet + "/" + vnet.ValueString())
 	}
 	setSDNIDInPlan(ctx, req, resp, id)
+	if req.State.Raw.IsNull() {
+		return
+	}
+	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrZone), &priorZone)...)
+	if !vnet.Equal(prior) || !zone.Equal(priorZone) {
+		r.refuseInUse(ctx, prior.ValueString(), "Replacing", &resp.Diagnostics)
+	}
+}
+
+// VnetInUseSummary is the refusal to destroy a vnet guests use.
+const VnetInUseSummary = "SDN Vnet In Use"
+
+// refuseInUse refuses a plan that removes vnet while the provider sees
+// guest NICs on it: PVE would remove the bridge under them at the apply.
+func (r *vnetResource) refuseInUse(ctx context.Context, vnet, doing string, diags *diag.Diagnostics) {
+	if r.client == nil || vnet == "" {
+		return
+	}
+	users, err := r.client.SDNVnetUsers(ctx, vnet)
+	if err != nil {
+		fwutil.AddAPIError(diags, "Unable To List The Guests Of SDN Vnet", err)
+		return
+	}
+	if len(users) == 0 {
+		return
+	}
+	names := make([]string, len(users))
+	for i, u := range users {
+		names[i] = u.String()
+	}
+	diags.AddAttributeError(path.Root(attrVnet), VnetInUseSummary, fmt.Sprintf(
+		"%s vnet %s would take its bridge away from the guest NICs that use it: %s. Move those NICs to another bridge "+
+			"(or remove them) and apply that first; then plan this again.", doing, vnet, strings.Join(names, ", ")))
 }
 
 func (r *vnetResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
