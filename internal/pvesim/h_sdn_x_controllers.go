@@ -39,7 +39,7 @@ func (s *Sim) registerSDNControllerRoutes() {
 // for (pending=1, running=1 or the file), filtered by type and by the
 // caller's privileges.
 func (s *Sim) listSDNControllers(c *call) (any, error) {
-	view := sdnxViewOf(c)
+	view := sdnViewOf(c)
 	typ := c.str("type")
 	out := []map[string]any{}
 	for _, e := range c.cluster.SDN.View(SDNControllers, view) {
@@ -58,7 +58,7 @@ func (s *Sim) listSDNControllers(c *call) (any, error) {
 // asked for; sdn_controllers_config dies "sdn 'ID' does not exist" when the
 // view lacks it (pve-network src/PVE/Network/SDN/Controllers.pm).
 func (s *Sim) readSDNController(c *call) (any, error) {
-	view := sdnxViewOf(c)
+	view := sdnViewOf(c)
 	id := c.str("controller")
 	e, ok := c.cluster.SDN.Entry(SDNControllers, id, view)
 	if !ok {
@@ -72,6 +72,8 @@ func (s *Sim) readSDNController(c *call) (any, error) {
 // not simulated: route-map-in and route-map-out
 var sdnNotSimulatedControllerOptions = []string{"route-map-in", "route-map-out"}
 
+// sdnxRefuseNotSimulated refuses the options of opts the request gives.
+// not simulated: such options are refused with a text that says so.
 func sdnxRefuseNotSimulated(params map[string]string, opts []string) error {
 	for _, k := range opts {
 		if _, ok := params[k]; ok {
@@ -81,7 +83,7 @@ func sdnxRefuseNotSimulated(params map[string]string, opts []string) error {
 	return nil
 }
 
-// createSDNController is Controllers.pm create: check_config outside the
+// createSDNController is pve-network src/PVE/API2/Network/SDN/Controllers.pm create: check_config outside the
 // lock (its errors come as they are), then under lock_sdn_config the id
 // check and the plugin's on_update_hook.
 func (s *Sim) createSDNController(c *call) (any, error) {
@@ -108,7 +110,7 @@ func (s *Sim) createSDNController(c *call) (any, error) {
 	})
 }
 
-// updateSDNController is Controllers.pm update: under lock_sdn_config the
+// updateSDNController is pve-network src/PVE/API2/Network/SDN/Controllers.pm update: under lock_sdn_config the
 // digest, the controller's existence, check_config, the deletions
 // (delete_from_config), the new values and on_update_hook.
 func (s *Sim) updateSDNController(c *call) (any, error) {
@@ -148,7 +150,7 @@ func (s *Sim) updateSDNController(c *call) (any, error) {
 	})
 }
 
-// deleteSDNController is Controllers.pm delete: under lock_sdn_config the
+// deleteSDNController is pve-network src/PVE/API2/Network/SDN/Controllers.pm delete: under lock_sdn_config the
 // controller's existence and its plugin's on_delete_hook against the
 // staged zones.
 func (s *Sim) deleteSDNController(c *call) (any, error) {
@@ -176,7 +178,7 @@ func (s *Sim) deleteSDNController(c *call) (any, error) {
 }
 
 // sdnControllerUpdateHook is the on_update_hook of the plugin of the
-// controller id, run on the controllers about to be written. The dies
+// controller id (pve-network src/PVE/Network/SDN/Controllers/*Plugin.pm), run on the controllers about to be written. The dies
 // have no newline (suffix left out).
 func (s *Sim) sdnControllerUpdateHook(c *call, id string, cfg map[string]*SDNObject) error {
 	self := cfg[id]

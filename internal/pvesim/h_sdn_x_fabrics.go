@@ -104,6 +104,8 @@ func (cfg *sdnFabricConfig) nodeObjects(fabric string, bySection bool) map[strin
 	return out
 }
 
+// fabricExists is proxmox-ve-rs proxmox-ve-config/src/sdn/fabric/mod.rs
+// FabricConfig get_fabric: FabricDoesNotExist.
 func (cfg *sdnFabricConfig) fabricExists(id string) error {
 	if cfg.fabrics[id] == nil {
 		return errorf("fabric '%s' does not exist in configuration", id)
@@ -117,7 +119,7 @@ func (cfg *sdnFabricConfig) fabricExists(id string) error {
 func sdnFabricViews(c *call, objects func(cfg *sdnFabricConfig) (map[string]map[string]any, error)) (map[string]map[string]any, string, error) {
 	sd := c.cluster.SDN
 	cur := sd.fabricConfig()
-	switch sdnxViewOf(c) {
+	switch sdnViewOf(c) {
 	case SDNViewPending:
 		running, err := objects(sd.runningFabricConfig())
 		if err != nil {
@@ -264,7 +266,8 @@ func (s *Sim) getSDNFabric(c *call) (any, error) {
 	return withDigest(cfg.fabrics[id].api(), cfg.digest()), nil
 }
 
-// getSDNFabricNode is FabricNode.pm get_node.
+// getSDNFabricNode is pve-network src/PVE/API2/Network/SDN/Fabrics/FabricNode.pm
+// get_node (proxmox-ve-rs FabricEntry get_node: NodeDoesNotExist).
 func (s *Sim) getSDNFabricNode(c *call) (any, error) {
 	cfg := c.cluster.SDN.fabricConfig()
 	fabric, node := c.str("fabric_id"), c.str("node_id")
@@ -286,6 +289,8 @@ var sdnNotSimulatedFabricParams = []string{
 	"route_filter", "persistent_keepalive", "allowed_ips", "endpoint", "peers", "public_key", "role",
 }
 
+// sdnFabricNotSimulated refuses what the simulator does not have.
+// not simulated: WireGuard fabrics, route filters.
 func sdnFabricNotSimulated(c *call) error {
 	if c.str("protocol") == "wireguard" {
 		return errorf("pvesim does not simulate WireGuard fabrics")
@@ -372,7 +377,8 @@ func sdnFabricProtocolProps(c *call, f *sdnFabric, create bool) error {
 	return nil
 }
 
-// addSDNFabric is Fabric.pm add_fabric: FabricConfig add_fabric (the id
+// addSDNFabric is pve-network src/PVE/API2/Network/SDN/Fabrics/Fabric.pm
+// add_fabric and proxmox-ve-rs FabricConfig add_fabric (the id
 // must be new; the prefixes are stored canonical, host bits cleared).
 func (s *Sim) addSDNFabric(c *call) (any, error) {
 	return nil, sdnFabricWrite(c, "adding fabric failed", func(cfg *sdnFabricConfig) error {
@@ -404,7 +410,8 @@ var sdnFabricDeletable = map[string][]string{
 	"ospf":       {},
 }
 
-// updateSDNFabric is Fabric.pm update_fabric: FabricConfig update_fabric
+// updateSDNFabric is pve-network src/PVE/API2/Network/SDN/Fabrics/Fabric.pm
+// update_fabric and proxmox-ve-rs FabricConfig update_fabric
 // (the protocol must be the fabric's; prefixes are stored as given).
 func (s *Sim) updateSDNFabric(c *call) (any, error) {
 	return nil, sdnFabricWrite(c, "updating fabric failed", func(cfg *sdnFabricConfig) error {
@@ -455,7 +462,8 @@ func (s *Sim) updateSDNFabric(c *call) (any, error) {
 	})
 }
 
-// deleteSDNFabric is Fabric.pm delete_fabric: the fabric must exist, the
+// deleteSDNFabric is pve-network src/PVE/API2/Network/SDN/Fabrics/Fabric.pm
+// delete_fabric: the fabric must exist, the
 // caller needs Sys.Modify on each of its nodes, no EVPN controller and no
 // VXLAN zone (staged) may name it; its nodes go with it.
 func (s *Sim) deleteSDNFabric(c *call) (any, error) {
@@ -505,7 +513,8 @@ func sdnNodeProps(c *call, n *sdnFabricNode) {
 	}
 }
 
-// addSDNFabricNode is FabricNode.pm add_node: the fabric must exist, the
+// addSDNFabricNode is pve-network src/PVE/API2/Network/SDN/Fabrics/FabricNode.pm
+// add_node (proxmox-ve-rs FabricEntry add_node): the fabric must exist, the
 // node be new in it and have the fabric's protocol.
 func (s *Sim) addSDNFabricNode(c *call) (any, error) {
 	return nil, sdnFabricWrite(c, "adding node failed", func(cfg *sdnFabricConfig) error {
@@ -529,7 +538,8 @@ func (s *Sim) addSDNFabricNode(c *call) (any, error) {
 	})
 }
 
-// updateSDNFabricNode is FabricNode.pm update_node: the given values
+// updateSDNFabricNode is pve-network src/PVE/API2/Network/SDN/Fabrics/FabricNode.pm
+// update_node (proxmox-ve-rs FabricEntry update_node): the given values
 // replace the node's (interfaces as a whole list), then the deletions
 // (interfaces, ip, ip6).
 func (s *Sim) updateSDNFabricNode(c *call) (any, error) {
@@ -561,7 +571,8 @@ func (s *Sim) updateSDNFabricNode(c *call) (any, error) {
 	})
 }
 
-// deleteSDNFabricNode is FabricNode.pm delete_node.
+// deleteSDNFabricNode is pve-network src/PVE/API2/Network/SDN/Fabrics/FabricNode.pm
+// delete_node (proxmox-ve-rs FabricEntry delete_node).
 func (s *Sim) deleteSDNFabricNode(c *call) (any, error) {
 	return nil, sdnFabricWrite(c, "deleting node failed", func(cfg *sdnFabricConfig) error {
 		fabric, node := c.str("fabric_id"), c.str("node_id")

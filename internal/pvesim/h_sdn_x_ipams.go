@@ -2,6 +2,7 @@ package pvesim
 
 import (
 	"net/http"
+	"net/netip"
 )
 
 // SDN IPAMs and DNS servers: pve-network src/PVE/API2/Network/SDN/Ipams.pm
@@ -73,6 +74,10 @@ func (s *Sim) registerSDNPluginRoutes(k *sdnPluginKind) {
 	s.handle(http.MethodPost, base, route{perm: allocate, handle: func(c *call) (any, error) { return s.createSDNPlugin(c, k) }})
 	s.handle(http.MethodPut, base+"/{"+k.idKey+"}", route{perm: allocate, handle: func(c *call) (any, error) { return s.updateSDNPlugin(c, k) }})
 	s.handle(http.MethodDelete, base+"/{"+k.idKey+"}", route{perm: allocate, handle: func(c *call) (any, error) { return s.deleteSDNPlugin(c, k) }})
+	if k.kind == SDNIpams {
+		// Ipams.pm ipamindex: user => 'all', filtered per vnet.
+		s.handle(http.MethodGet, base+"/{ipam}/status", route{handle: s.sdnIpamStatus})
+	}
 }
 
 // config is the kind's configuration as pve-network reads it: the file;
@@ -119,7 +124,7 @@ func (s *Sim) listSDNPlugins(c *call, k *sdnPluginKind) (any, error) {
 	return out, nil
 }
 
-// readSDNPlugin is Ipams.pm / Dns.pm read; sdn_ipams_config and
+// readSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm read; sdn_ipams_config and
 // sdn_dns_config die "sdn 'ID' does not exist".
 func (s *Sim) readSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	id := c.str(k.idKey)
@@ -130,7 +135,7 @@ func (s *Sim) readSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	return s.sdnPluginAnswer(k, id, o), nil
 }
 
-// createSDNPlugin is Ipams.pm / Dns.pm create: check_config outside the
+// createSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm create: check_config outside the
 // lock, then under lock_sdn_config the id check and the plugin's
 // on_update_hook (the external API's check).
 func (s *Sim) createSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -157,7 +162,7 @@ func (s *Sim) createSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// updateSDNPlugin is Ipams.pm / Dns.pm update: under lock_sdn_config the
+// updateSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm update: under lock_sdn_config the
 // digest, the entry's existence, check_config, the deletions, the new
 // values and on_update_hook on the merged section.
 func (s *Sim) updateSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -199,7 +204,7 @@ func (s *Sim) updateSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// deleteSDNPlugin is Ipams.pm / Dns.pm delete: no check of the zones that
+// deleteSDNPlugin is pve-network src/PVE/API2/Network/SDN/Ipams.pm / Dns.pm delete: no check of the zones that
 // name the entry. Deleting the built-in "pve" IPAM drops its section from
 // ipams.cfg, and config brings it back.
 func (s *Sim) deleteSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
@@ -215,7 +220,7 @@ func (s *Sim) deleteSDNPlugin(c *call, k *sdnPluginKind) (any, error) {
 	})
 }
 
-// sdnxVerifyIpam is the IPAM plugins' on_update_hook: NetboxPlugin.pm
+// sdnxVerifyIpam is the IPAM plugins' on_update_hook: pve-network src/PVE/Network/SDN/Ipams/NetboxPlugin.pm
 // verify_api (GET URL/ipam/aggregates/ with "Authorization: token T"),
 // PhpIpamPlugin.pm verify_api (GET URL/sections/SECTION with "Token: T");
 // the built-in IPAM checks nothing.
@@ -237,7 +242,7 @@ func sdnxVerifyIpam(c *call, typ string, p map[string]string) error {
 	return nil
 }
 
-// sdnxVerifyDNS is PowerdnsPlugin.pm on_update_hook: GET URL with
+// sdnxVerifyDNS is pve-network src/PVE/Network/SDN/Dns/PowerdnsPlugin.pm on_update_hook: GET URL with
 // "X-API-Key: KEY" ("verify that api is working").
 func sdnxVerifyDNS(c *call, _ string, p map[string]string) error {
 	if err := sdnxAPIRequest(c, p["url"], map[string]string{
@@ -246,4 +251,82 @@ func sdnxVerifyDNS(c *call, _ string, p map[string]string) error {
 		return errorf("dns api error: %s", asAPIError(err).Error())
 	}
 	return nil
+}
+
+// sdnIpamStatus is pve-network src/PVE/API2/Network/SDN/Ipams.pm
+// ipamindex (GET /cluster/sdn/ipams/{ipam}/status): the built-in IPAM's
+// addresses of every zone whose running config uses the "pve" IPAM with
+// DHCP, each under the running vnet whose running subnet holds the
+// subnet's address, shown where the caller has SDN.Audit or SDN.Allocate
+// on /sdn/zones/<zone>/<vnet>. Other IPAMs fail ("Currently only PVE
+// IPAM is supported!", a die without newline: suffix left out).
+func (s *Sim) sdnIpamStatus(c *call) (any, error) {
+	if c.str("ipam") != "pve" {
+		return nil, errorf("Currently only PVE IPAM is supported!")
+	}
+	sd := c.cluster.SDN
+	running := sd.Running.Kinds
+	out := []map[string]any{}
+	db := sd.pveIpam()
+	for _, zone := range sortedKeys(db) {
+		z := running[SDNZones][zone]
+		if z == nil || z.Props["ipam"] != "pve" || !perlTruthy(z.Props["dhcp"]) {
+			continue
+		}
+		for _, cidr := range sortedKeys(db[zone]) {
+			prefix, ok := sdnPrefix(cidr)
+			if !ok {
+				continue
+			}
+			vnet := sdnIpamSubnetVnet(sd, zone, prefix.Addr().String())
+			if vnet == "" || !c.can("/sdn/zones/"+zone+"/"+vnet, true, "SDN.Audit", "SDN.Allocate") {
+				continue
+			}
+			for _, ip := range sortedKeys(db[zone][cidr]) {
+				e := db[zone][cidr][ip]
+				entry := map[string]any{"zone": zone, "subnet": cidr, "ip": ip, "vnet": vnet}
+				if e.Gateway {
+					entry["gateway"] = 1
+				}
+				if e.VMID != 0 {
+					entry["vmid"] = e.VMID
+				}
+				if e.Hostname != "" {
+					entry["hostname"] = e.Hostname
+				}
+				if e.MAC != "" {
+					entry["mac"] = e.MAC
+				}
+				out = append(out, entry)
+			}
+		}
+	}
+	return out, nil
+}
+
+// sdnIpamSubnetVnet is the vnet of the zone (running config) that
+// Vnets.pm get_subnet_from_vnet_ip finds the address in: a running subnet
+// of the vnet whose network holds it (Subnets.pm find_ip_subnet), the vnet
+// still in the staged config.
+func sdnIpamSubnetVnet(sd *SDNState, zone, addr string) string {
+	ip, err := netip.ParseAddr(addr)
+	if err != nil {
+		return ""
+	}
+	vnets := sd.Running.Kinds[SDNVnets]
+	for _, vnet := range sortedKeys(vnets) {
+		if vnets[vnet].Props["zone"] != zone || sd.Get(SDNVnets, vnet) == nil {
+			continue
+		}
+		subnets := sd.Running.Kinds[SDNSubnets]
+		for _, id := range sortedKeys(subnets) {
+			if subnets[id].Props["vnet"] != vnet {
+				continue
+			}
+			if p, ok := sdnPrefix(sdnSubnetCIDR(id)); ok && p.Contains(ip) {
+				return vnet
+			}
+		}
+	}
+	return ""
 }

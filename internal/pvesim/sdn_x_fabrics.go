@@ -181,7 +181,7 @@ func (cfg *sdnFabricConfig) digest() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// validate is proxmox-ve-config src/sdn/fabric/mod.rs FabricConfig
+// validate is proxmox-ve-rs proxmox-ve-config/src/sdn/fabric/mod.rs FabricConfig
 // validate, which every write of fabrics.cfg runs (pve-rs to_raw:
 // write_section_config takes a valid config): prefixes of different
 // fabrics must not overlap; OSPF areas must differ; a node's interface is
@@ -226,7 +226,7 @@ func (cfg *sdnFabricConfig) validate() error {
 	return nil
 }
 
-// validateFabric is FabricEntry validate: each node (its own check, IPs
+// validateFabric is proxmox-ve-rs FabricEntry validate: each node (its own check, IPs
 // unique in the fabric, inside the fabric's prefixes, present when the
 // fabric has the prefix), then the fabric's own check.
 func (cfg *sdnFabricConfig) validateFabric(f *sdnFabric) error {

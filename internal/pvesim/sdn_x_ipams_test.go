@@ -205,3 +205,27 @@ func TestSDNIpamDNSLockToken(t *testing.T) {
 	a := old.call(t, http.MethodPost, "/cluster/sdn/ipams", form("ipam", "second", "type", "pve", "lock-token", "tok"))
 	a.wantStatus(t, http.StatusBadRequest, "Parameter verification failed.")
 }
+
+// pve-network src/PVE/API2/Network/SDN/Ipams.pm ipamindex: the built-in
+// IPAM's addresses of running zones with the "pve" IPAM and DHCP, under
+// their vnet; other IPAMs are refused.
+func TestSDNIpamStatus(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("zone", "lab", "type", "simple", "ipam", "pve", "dhcp", "dnsmasq")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets/web/subnets", form("subnet", "10.7.0.0/24", "type", "subnet", "gateway", "10.7.0.1")).wantOK(t)
+	// Nothing is running yet.
+	if l := sdnList(t, e, "/cluster/sdn/ipams/pve/status"); len(l) != 0 {
+		t.Fatalf("status before apply = %v", l)
+	}
+	if st := sdnApply(t, e); st != "OK" {
+		t.Fatalf("apply = %s", st)
+	}
+	l := sdnList(t, e, "/cluster/sdn/ipams/pve/status")
+	if len(l) != 1 {
+		t.Fatalf("status = %v", l)
+	}
+	sdnxWant(t, l[0], `{"zone":"lab","subnet":"10.7.0.0/24","ip":"10.7.0.1","vnet":"web","gateway":1}`)
+	wantSDNError(t, e.call(t, http.MethodGet, "/cluster/sdn/ipams/other/status", nil), "Currently only PVE IPAM is supported!")
+}

@@ -106,23 +106,11 @@ func sdnxRequestOptions(c *call, skip ...string) map[string]string {
 	return out
 }
 
-// sdnxLocked is pve-network src/PVE/Network/SDN.pm lock_sdn_config around
-// fn: with the global lock taken (/etc/pve/sdn/.lock, PVE 9) the request's
-// lock-token must be its token ("invalid lock token provided!"); any error
-// of fn or of the token comes as "ERRMSG: error" (lock_sdn_domain). The
-// die has no newline: PVE appends " at .../SDN.pm line N." (left out, see
-// INFERRED.md).
+// sdnxLocked is the SDN core's sdnLocked (pve-network
+// src/PVE/Network/SDN.pm lock_sdn_config) for a change that needs no
+// argument.
 func sdnxLocked(c *call, errmsg string, fn func() error) error {
-	var err error
-	if tok := c.cluster.SDN.LockToken; tok != "" && c.str("lock-token") != tok {
-		err = errorf("invalid lock token provided!")
-	} else {
-		err = fn()
-	}
-	if err == nil {
-		return nil
-	}
-	return errorf("%s: %s", errmsg, asAPIError(err).Error())
+	return sdnLocked(c, errmsg, func(*SDNState) error { return fn() })
 }
 
 // sdnxCandidate is the kind's staged objects with id replaced by obj (nil:
@@ -147,17 +135,4 @@ func sdnxAssertDigest(c *call, digest string) error {
 		return errorf("detected modified configuration - file changed by other user? Try again.")
 	}
 	return nil
-}
-
-// sdnxViewOf is the view a GET asks for: pending wins over running
-// (pve-network src/PVE/API2/Network/SDN/Controllers.pm index and read:
-// "if pending ... elsif running").
-func sdnxViewOf(c *call) SDNView {
-	switch {
-	case c.boolParam("pending"):
-		return SDNViewPending
-	case c.boolParam("running"):
-		return SDNViewRunning
-	}
-	return SDNViewConfig
 }

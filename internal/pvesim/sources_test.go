@@ -22,7 +22,7 @@ import (
 // captured answer, PVE's API schema, an inferred rule, a refusal of
 // something the simulator does not implement (the last two listed in
 // INFERRED.md), or a guard only Go callers can reach.
-var sourceMarker = regexp.MustCompile(`\b(qemu-server|pve-container|pve-manager|pve-common|pve-access-control|pve-http-server|pve-storage|pve-cluster|pve-guest-common|pve-firewall|pve-ha-manager|proxmox-backup|proxmox-perl-rs|pve-network)\b|\bcaptured\b|\bAPI schema\b|\binferred:|\bnot simulated:|\bnot an API answer:`)
+var sourceMarker = regexp.MustCompile(`\b(qemu-server|pve-container|pve-manager|pve-common|pve-access-control|pve-http-server|pve-storage|pve-cluster|pve-guest-common|pve-firewall|pve-ha-manager|proxmox-backup|proxmox-perl-rs|pve-network|proxmox-ve-rs)\b|\bcaptured\b|\bAPI schema\b|\binferred:|\bnot simulated:|\bnot an API answer:`)
 
 // errorHelpers are the calls that make a PVE error answer.
 var errorHelpers = map[string]bool{
