@@ -190,3 +190,51 @@ func TestSDNNodeStatus(t *testing.T) {
 		t.Fatalf("vnet index = %v", d)
 	}
 }
+
+// Permissions: pve-network src/PVE/API2/Network/SDN.pm (SDN.Allocate on
+// /sdn), Zones.pm (index filtered by SDN.Audit or SDN.Allocate on the
+// zone, create needs SDN.Allocate on /sdn/zones).
+func TestSDNPermissions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.sim.SetPrivileges(testTokenUser, "SDN.Audit")
+	if l := sdnList(t, e, "/cluster/sdn/zones"); len(l) != 1 {
+		t.Fatalf("auditor's zones = %v", l)
+	}
+	for _, c := range []struct{ method, path, what string }{
+		{http.MethodPost, "/cluster/sdn/zones", "/sdn/zones, SDN.Allocate"},
+		{http.MethodPut, "/cluster/sdn", "/sdn, SDN.Allocate"},
+		{http.MethodPost, "/cluster/sdn/lock", "/sdn, SDN.Allocate"},
+		{http.MethodGet, "/cluster/sdn/zones/lab", "/sdn/zones/lab, SDN.Allocate"},
+	} {
+		f := form("type", "simple", "zone", "lab2")
+		if c.method != http.MethodPost {
+			f = nil
+		}
+		a := e.call(t, c.method, c.path, f)
+		if a.status != http.StatusForbidden || a.message != "Permission check failed ("+c.what+")\n" {
+			t.Fatalf("%s %s: %d %q", c.method, c.path, a.status, a.message)
+		}
+	}
+	e.sim.SetPrivileges(testTokenUser)
+	if l := sdnList(t, e, "/cluster/sdn/zones"); len(l) != 0 {
+		t.Fatalf("zones without privileges = %v", l)
+	}
+}
+
+// The domain lock's timeout text, as a fault a test injects.
+func TestSDNDomainLockTimeoutFault(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	msg := SDNDomainLockTimeout("could not acquire lock for SDN config")
+	if err := e.sim.InjectFault(Fault{Method: http.MethodPost, Path: "/cluster/sdn/lock", Action: FaultRespond, Message: msg, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	wantSDNError(t, e.call(t, http.MethodPost, "/cluster/sdn/lock", nil), msg)
+	token := sdnTakeLock(t, e)
+	e.sim.ReleaseSDNLock()
+	if e.sim.SDNLockToken() != "" || token == "" {
+		t.Fatal("ReleaseSDNLock kept the lock")
+	}
+}

@@ -176,3 +176,71 @@ func TestSDNPlantPending(t *testing.T) {
 		t.Fatalf("planted deletion = %v", es)
 	}
 }
+
+// A guest's network device on a vnet needs SDN.Use on the vnet's zone
+// path (pve-guest-common src/PVE/GuestHelpers.pm check_vnet_access, from
+// qemu-server src/PVE/API2/Qemu.pm create_vm and pve-container
+// src/PVE/LXC.pm check_bridge_access); a plain bridge is under
+// localnetwork.
+func TestSDNGuestNICOnVnet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	e.sim.SetPrivileges(testTokenUser, "VM.Allocate", "VM.Config.Network")
+	create := func(vmid, net string) *answer {
+		return e.call(t, http.MethodPost, "/nodes/pve1/qemu", form("vmid", vmid, "net0", net))
+	}
+	for net, path := range map[string]string{
+		"virtio,bridge=web":                  "/sdn/zones/lab/web",
+		"virtio,bridge=web,tag=5":            "/sdn/zones/lab/web/5",
+		"virtio,bridge=web,trunks=20-21;100": "/sdn/zones/lab/web/100",
+		"virtio,bridge=vmbr0":                "/sdn/zones/localnetwork/vmbr0",
+	} {
+		a := create("100", net)
+		if a.status != http.StatusForbidden || a.message != "Permission check failed ("+path+", SDN.Use)\n" {
+			t.Fatalf("%s: got %d %q", net, a.status, a.message)
+		}
+	}
+	e.sim.SetPrivileges(testTokenUser, "VM.Allocate", "VM.Config.Network", "SDN.Use")
+	create("100", "virtio,bridge=web").wantOK(t)
+}
+
+// A VM on a vnet starts once the vnet runs on its node (pve-network
+// src/PVE/Network/SDN/Zones.pm tap_create, pve-common
+// src/PVE/Network.pm read_bridge_mtu): not while the vnet is only
+// staged, nor on a node its zone leaves out.
+func TestSDNVMStartNeedsRunningVnet(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "far", "nodes", "pve2")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "away", "zone", "far")).wantOK(t)
+	for vmid, bridge := range map[int]string{100: "web", 101: "away"} {
+		if err := e.sim.AddGuest(Guest{VMID: vmid, Node: "pve1", Type: QEMU, Config: map[string]string{
+			"net0": "virtio=BC:24:11:00:00:0" + itoa(vmid-100) + ",bridge=" + bridge,
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := func(vmid string) TaskInfo {
+		t.Helper()
+		a := e.call(t, http.MethodPost, "/nodes/pve1/qemu/"+vmid+"/status/start", nil)
+		a.wantOK(t)
+		var upid string
+		a.decode(t, &upid)
+		info, _ := e.sim.Task(upid)
+		return info
+	}
+	if info := start("100"); info.ExitStatus != "start failed: QEMU exited with code 1" || info.Log[0] != "bridge 'web' does not exist" {
+		t.Fatalf("start on a staged vnet = %q %v", info.ExitStatus, info.Log)
+	}
+	sdnApply(t, e)
+	if info := start("100"); info.ExitStatus != "OK" {
+		t.Fatalf("start on a running vnet = %q %v", info.ExitStatus, info.Log)
+	}
+	if info := start("101"); info.ExitStatus != "start failed: QEMU exited with code 1" {
+		t.Fatalf("start on a vnet of a zone without the node = %q", info.ExitStatus)
+	}
+}

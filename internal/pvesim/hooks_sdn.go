@@ -100,3 +100,23 @@ func (s *Sim) FailNextSDNApply(message string) error {
 	}
 	return s.InjectFault(Fault{Method: http.MethodPut, Path: "/cluster/sdn", Action: FaultTaskFail, Message: message, Count: 1})
 }
+
+// ReleaseSDNLock removes the global SDN lock whoever holds it, as another
+// client's DELETE /cluster/sdn/lock with its token (or force) does.
+func (s *Sim) ReleaseSDNLock() {
+	_ = s.Update(func(c *Cluster) error {
+		c.SDN.LockToken = ""
+		return nil
+	})
+}
+
+// SDNDomainLockTimeout is the error of an SDN request that waited in vain
+// (10 s) for the cluster-wide "sdn" domain lock another request held:
+// pve-cluster src/PVE/Cluster.pm $cfs_lock ("cfs-lock '$lockid' error: got
+// lock request timeout") under pve-network src/PVE/Network/SDN.pm
+// lock_sdn_domain's "$errmsg: $err". errmsg is the handler's ("create sdn
+// zone object failed", "could not acquire lock for SDN config", ...). A
+// test injects it with InjectFault (FaultRespond, status 500).
+func SDNDomainLockTimeout(errmsg string) string {
+	return errmsg + ": cfs-lock 'domain-sdn' error: got lock request timeout"
+}

@@ -163,10 +163,10 @@ func isCTNetKey(key string) bool {
 	return pvegrammar.IsLXCNetKey(key)
 }
 
-// checkBridgeAccess is check_bridge_access: SDN.Use on the bridge of the
-// default zone (on its VLAN, if tagged) (pve-container src/PVE/LXC.pm
-// check_bridge_access, pve-access-control src/PVE/RPCEnvironment.pm
-// check_sdn_bridge).
+// checkBridgeAccess is check_bridge_access: SDN.Use on the bridge's
+// zone (a vnet's zone, else localnetwork), on its VLAN or trunks if any
+// (pve-container src/PVE/LXC.pm check_bridge_access, pve-guest-common
+// src/PVE/GuestHelpers.pm check_vnet_access).
 func checkBridgeAccess(c *call, key, raw string) error {
 	if raw == "" || isRootPam(c) {
 		return nil
@@ -175,11 +175,7 @@ func checkBridgeAccess(c *call, key, raw string) error {
 	if msg != "" || n["bridge"] == "" {
 		return nil
 	}
-	path := "/sdn/zones/localnetwork/" + n["bridge"]
-	if tag := n["tag"]; tag != "" {
-		path += "/" + tag
-	}
-	return c.check(path, false, "SDN.Use")
+	return checkVnetAccess(c, n["bridge"], n["tag"], n["trunks"])
 }
 
 // checkVolumeAccess is pve-storage src/PVE/Storage.pm check_volume_access: the volume's

@@ -248,6 +248,12 @@ func (s *Sim) checkUpdate(c *call) (*updateRequest, error) {
 	if err := checkStorageAccess(c, req.set, ""); err != nil {
 		return nil, err
 	}
+	// qemu-server src/PVE/API2/Qemu.pm $update_vm_api: check_bridge_access
+	// on the given values (a deleted net's old value is checked under the
+	// config lock in $updatefn; not simulated).
+	if err := checkQemuBridgeAccess(c, req.set); err != nil {
+		return nil, err
+	}
 	g, err := loadQemu(c)
 	if err != nil {
 		return nil, err

@@ -87,6 +87,10 @@ func (s *Sim) createQemu(c *call) (any, error) {
 	if err := checkHostPCIPerms(c, vmid, pool, params, nil, nil); err != nil {
 		return nil, err
 	}
+	// qemu-server src/PVE/API2/Qemu.pm create_vm: check_bridge_access
+	if err := checkQemuBridgeAccess(c, params); err != nil {
+		return nil, err
+	}
 	if err := checkDriveParams(c, params); err != nil {
 		return nil, err
 	}

@@ -219,6 +219,9 @@ func (s *Sim) vmStart(cl *Cluster, g *Guest, t *Task, skiplock bool) error {
 	if err := checkStartMappings(cl, g); err != nil {
 		return err
 	}
+	if err := checkStartVnets(cl, g, t); err != nil {
+		return err
+	}
 	if g.Config["bios"] == "ovmf" {
 		s.checkEFIVars(t, g)
 	}

@@ -74,6 +74,9 @@ type SDNConfig struct {
 type SDNRunning struct {
 	Version int
 	Kinds   map[string]map[string]*SDNObject
+	// vnetSince is the version each running vnet first ran in: a node
+	// whose network runs an older version has no bridge for it.
+	vnetSince map[string]int
 }
 
 // SDNState is the cluster's SDN configuration.
@@ -144,6 +147,25 @@ func (sd *SDNState) Remove(kind, id string) bool {
 	_, ok := f.IDs[id]
 	delete(f.IDs, id)
 	return ok
+}
+
+// vnetOnNode tells whether a node's network has the bridge of a running
+// vnet: the vnet's zone includes the node and the node runs a version the
+// vnet is part of.
+func (sd *SDNState) vnetOnNode(vnet, node string) bool {
+	v := sd.RunningObject(SDNVnets, vnet)
+	if v == nil {
+		return false
+	}
+	z := sd.RunningObject(SDNZones, v.Props["zone"])
+	if z == nil {
+		return false
+	}
+	if nodes := sdnZoneNodes(z); nodes != nil && !nodes[node] {
+		return false
+	}
+	local := sd.NodeVersion[node]
+	return local > 0 && local >= sd.Running.vnetSince[vnet]
 }
 
 // RunningObject is kind/id in the running config, or nil.
@@ -334,7 +356,16 @@ func (sd *SDNState) Commit() {
 		}
 		kinds[kind] = ids
 	}
-	sd.Running = SDNRunning{Version: sd.Running.Version + 1, Kinds: kinds}
+	version := sd.Running.Version + 1
+	since := map[string]int{}
+	for id := range kinds[SDNVnets] {
+		if v, ok := sd.Running.vnetSince[id]; ok {
+			since[id] = v
+		} else {
+			since[id] = version
+		}
+	}
+	sd.Running = SDNRunning{Version: version, Kinds: kinds, vnetSince: since}
 }
 
 // Rollback is pve-network src/PVE/API2/Network/SDN.pm rollback: the files

@@ -108,7 +108,7 @@ func (s *Sim) sdnSubnetUpdateHook(sd *SDNState, id string, sub, old *SDNObject) 
 	_, _, mask := sdnSubnetParts(id)
 	prefix, ok := sdnPrefix(cidr)
 	if !ok {
-		return errorf("invalid cidr '%s'", cidr) // inferred: the id passed pve-sdn-subnet-id, so this does not happen
+		return errorf("invalid cidr '%s'", cidr) // not an API answer: the id passed the schema's pve-sdn-subnet-id
 	}
 	vnetID := sub.Props["vnet"]
 	if vnetID != "" {
