@@ -1,7 +1,10 @@
 package sdn_test
 
 import (
+	"context"
+	"reflect"
 	"regexp"
+	"sort"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -123,5 +126,46 @@ func TestSDNFabricLifecycle(t *testing.T) {
 	pluginDestroy(t, p, ft, fstate)
 	if got := p.ReadResponse(t, ft, fstate, nil).NewState; got != nil && !p.StateValue(t, ft, got).IsNull() {
 		t.Error("a fabric staged for deletion still reads as present")
+	}
+}
+
+// The pending view of fabrics and their nodes names them by sdn_id, new
+// ones (whose ids PVE shows only under pending) included, until the SDN
+// apply; PVE 8.4 has none.
+func TestSDNFabricsPending(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	pending := func() []string {
+		entries, err := p.Client.SDNFabricsPending(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range entries {
+			out = append(out, e.SDNID()+"="+e.State)
+		}
+		sort.Strings(out)
+		return out
+	}
+	ft, nt := "pve_sdn_fabric", "pve_sdn_fabric_node"
+	pluginApply(t, p, ft, p.NullState(t, ft), p.Config(t, ft, openFabric))
+	nstate, _ := pluginApply(t, p, nt, p.NullState(t, nt), p.Config(t, nt, fabricNode))
+	if got := pending(); !reflect.DeepEqual(got, []string{"fabric-node/fab1/pve1=new", "fabric/fab1=new"}) {
+		t.Errorf("pending after create: %v", got)
+	}
+	if err := p.Sim.Update(func(c *pvesim.Cluster) error { c.SDN.Commit(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got := pending(); len(got) != 0 {
+		t.Errorf("pending after the SDN apply: %v", got)
+	}
+	pluginDestroy(t, p, nt, nstate)
+	if got := pending(); !reflect.DeepEqual(got, []string{"fabric-node/fab1/pve1=deleted"}) {
+		t.Errorf("pending after the node's deletion: %v", got)
+	}
+	p84 := acctest.NewProtocolOnPVE(t, "8.4")
+	if entries, err := p84.Client.SDNFabricsPending(ctx); err != nil || len(entries) != 0 {
+		t.Errorf("PVE 8.4: %v %v", entries, err)
 	}
 }
