@@ -1,6 +1,7 @@
 package sdn_test
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pvesim"
+	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // standIn is a local HTTP server standing in for NetBox, phpIPAM or
@@ -165,6 +167,43 @@ func TestSDNPluginSecretsWriteOnly(t *testing.T) {
 					t.Error("the object is still in PVE after destroy")
 				}
 			})
+		}
+	}
+}
+
+// An IPAM, DNS server or fabric node deleted outside Terraform reads as
+// gone, so the next plan creates it again. (The provider's session holds
+// PVE 9's lock from its writes; the outside deletion uses its token.)
+func TestSDNObjectsDisappear(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	api := newStandIn(t, "X-API-Key")
+	for _, tc := range []struct {
+		rt     string
+		cfg    map[string]any
+		delete func() error
+	}{
+		{"pve_sdn_ipam", map[string]any{"ipam": "pve2", "type": "pve"}, func() error {
+			return p.Client.DeleteSDNPlugin(ctx, wire.SDNIPAMs, "pve2", p.Sim.SDNLockToken())
+		}},
+		{"pve_sdn_dns", pluginWith(sdnSecretCases[2].base(api.URL), "key_wo", "k1"), func() error {
+			return p.Client.DeleteSDNPlugin(ctx, wire.SDNDNSServers, "pdns1", p.Sim.SDNLockToken())
+		}},
+		{"pve_sdn_fabric", openFabric, nil},
+		{"pve_sdn_fabric_node", fabricNode, func() error {
+			return p.Client.DeleteSDNFabricNode(ctx, "fab1", "pve1", p.Sim.SDNLockToken())
+		}},
+	} {
+		state, _ := pluginApply(t, p, tc.rt, p.NullState(t, tc.rt), p.Config(t, tc.rt, tc.cfg))
+		if tc.delete == nil {
+			continue
+		}
+		if err := tc.delete(); err != nil {
+			t.Fatalf("%s: %v", tc.rt, err)
+		}
+		if got := p.ReadResponse(t, tc.rt, state, nil).NewState; got != nil && !p.StateValue(t, tc.rt, got).IsNull() {
+			t.Errorf("%s deleted outside Terraform still reads as present", tc.rt)
 		}
 	}
 }
