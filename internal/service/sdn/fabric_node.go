@@ -77,7 +77,9 @@ func (r *fabricNodeResource) Schema(_ context.Context, _ resource.SchemaRequest,
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A node of an SDN fabric (PVE 9 and later; Datacenter → SDN → Fabrics): its router address " +
 			"(from the fabric's prefix) and the interfaces the fabric's protocol runs on. The protocol is the fabric's. " +
-			"Like the fabric, its changes are staged: list it in a `pve_sdn_applier`'s `objects`. " +
+			"Like the fabric, its changes are staged: list it in a `pve_sdn_applier`'s `objects`. PVE deletes a fabric's " +
+			"nodes with it: when the fabric is replaced, the nodes are created again at the next apply, or in the same " +
+			"one with `lifecycle { replace_triggered_by = [pve_sdn_fabric.<name>] }`. " +
 			"Needs `SDN.Allocate` on `/sdn/fabrics/<fabric>` and `Sys.Modify` on `/nodes/<node>`.",
 		Attributes: map[string]schema.Attribute{
 			attrID: schema.StringAttribute{
