@@ -173,3 +173,50 @@ func TestSDNControllerLifecycleEveryType(t *testing.T) {
 		}
 	}
 }
+
+// On PVE 9 every write of a controller, IPAM, DNS server, fabric and
+// fabric node carries the SDN lock's token as lock-token (never
+// lock_token); on PVE 8.4, which has no lock, none does.
+func TestSDNPluginWritesCarryTheLockToken(t *testing.T) {
+	t.Parallel()
+	for _, version := range []string{"", "8.4"} {
+		p := acctest.NewProtocolOnPVE(t, version)
+		if version == "" {
+			p = acctest.NewProtocol(t)
+		}
+		api := newStandIn(t, "Authorization")
+		for _, c := range []struct {
+			rt  string
+			cfg map[string]any
+		}{
+			{"pve_sdn_controller", evpnCtl},
+			{"pve_sdn_ipam", pluginWith(sdnSecretCases[0].base(api.URL), "token_wo", "t1")},
+		} {
+			pluginApply(t, p, c.rt, p.NullState(t, c.rt), p.Config(t, c.rt, c.cfg))
+		}
+		if version == "" {
+			pluginApply(t, p, "pve_sdn_fabric", p.NullState(t, "pve_sdn_fabric"), p.Config(t, "pve_sdn_fabric", openFabric))
+			pluginApply(t, p, "pve_sdn_fabric_node", p.NullState(t, "pve_sdn_fabric_node"), p.Config(t, "pve_sdn_fabric_node", fabricNode))
+		}
+		writes := 0
+		for _, rec := range p.Sim.Requests() {
+			if rec.Method == "GET" || !strings.HasPrefix(rec.Path, "/cluster/sdn/") || rec.Path == "/cluster/sdn/lock" {
+				continue
+			}
+			writes++
+			_, underscore := rec.Params["lock_token"]
+			token, dash := rec.Params["lock-token"]
+			switch {
+			case underscore:
+				t.Errorf("%s %s sends lock_token", rec.Method, rec.Path)
+			case version == "" && (!dash || token[0] == ""):
+				t.Errorf("PVE 9: %s %s has no lock-token", rec.Method, rec.Path)
+			case version == "8.4" && dash:
+				t.Errorf("PVE 8.4: %s %s sends lock-token", rec.Method, rec.Path)
+			}
+		}
+		if want := map[string]int{"": 4, "8.4": 2}[version]; writes != want {
+			t.Errorf("PVE %q: %d SDN writes, want %d", version, writes, want)
+		}
+	}
+}
