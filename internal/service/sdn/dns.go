@@ -13,8 +13,8 @@ func NewDNSResource() resource.Resource {
 		example: "powerdns1",
 		about: "A DNS server plugin of SDN (Datacenter → SDN → DNS), where zones register their guests' names: PowerDNS " +
 			"(`powerdns`). The API key is a write-only attribute (`key_wo` with a `key_wo_version` trigger): it never reaches " +
-			"state or plan output. A DNS server takes effect at once, without an SDN apply; on PVE 9 the provider holds the " +
-			"SDN lock while it writes. PVE checks that it can reach the server's API when it is created or changed. " +
+			"state or plan output. A DNS server takes effect at once, without an SDN apply; on PVE 9 its writes take the SDN " +
+			"lock like every SDN write of the run, which the `pve_sdn_applier`'s apply (or the end of the run) releases. PVE checks that it can reach the server's API when it is created or changed. " +
 			"Needs `SDN.Allocate` on `/sdn/dns`.",
 	}}
 }
