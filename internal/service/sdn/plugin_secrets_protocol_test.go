@@ -207,3 +207,30 @@ func TestSDNObjectsDisappear(t *testing.T) {
 		}
 	}
 }
+
+// A write PVE refuses (NetBox unreachable: PVE checks the API on every
+// write) fails the apply with PVE's reason, without the token, and on PVE 9
+// the SDN lock the run took is released.
+func TestSDNIPAMRefusedWriteReleasesTheLock(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	rt := "pve_sdn_ipam"
+	cfg := p.Config(t, rt, map[string]any{"ipam": "nb", "type": "netbox", "url": down.URL + "/api", "token_wo": "refused-token-4711"})
+	plan := p.PlanResponse(t, rt, p.NullState(t, rt), cfg)
+	resp, err := p.Server.ApplyResourceChange(context.Background(), &tfprotov6.ApplyResourceChangeRequest{
+		TypeName: rt, PriorState: p.NullState(t, rt), PlannedState: plan.PlannedState, Config: cfg,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := pluginErrors(resp.Diagnostics)
+	acctest.WantAll(t, "the refusal", msg, "Unable To Create SDN IPAM", "Can't connect to netbox api")
+	if strings.Contains(msg, "refused-token-4711") {
+		t.Error("the error carries the token")
+	}
+	if tok := p.Sim.SDNLockToken(); tok != "" {
+		t.Error("the SDN lock is still held after the failed write")
+	}
+}
