@@ -24,6 +24,9 @@ type SDNSession struct {
 	// LockPoll is how long to wait between attempts while someone else
 	// holds the lock.
 	LockPoll time.Duration
+	// LockWait bounds the wait for someone else's lock when the caller's
+	// context has no earlier deadline.
+	LockWait time.Duration
 
 	mu   sync.Mutex
 	cond *sync.Cond
@@ -43,7 +46,7 @@ type SDNSession struct {
 
 // NewSDNSession is the session of client's provider configuration.
 func NewSDNSession(client *Client) *SDNSession {
-	s := &SDNSession{client: client, LockPoll: time.Second, staged: map[string]bool{}}
+	s := &SDNSession{client: client, LockPoll: time.Second, LockWait: 5 * time.Minute, staged: map[string]bool{}}
 	s.cond = sync.NewCond(&s.mu)
 	return s
 }
@@ -86,7 +89,7 @@ func ReleaseSDNLocks(ctx context.Context) error {
 
 // Write stages one change of the object sdnID ("zone/lab"). On PVE 9 the
 // first write of a run takes the SDN lock (allow-pending=1, waiting while
-// another holder has it, up to ctx's deadline) and every write passes its
+// another holder has it, up to ctx's deadline or LockWait) and every write passes its
 // token; fn sends lockToken as "lock-token" when it is not empty (PVE 8.4:
 // always empty).
 func (s *SDNSession) Write(ctx context.Context, sdnID string, fn func(ctx context.Context, lockToken string) error) error {
@@ -276,6 +279,7 @@ func (s *SDNSession) ensureLockLocked(ctx context.Context) error {
 	if s.token != "" || (s.probed && s.noLock) {
 		return nil
 	}
+	deadline := time.Now().Add(s.LockWait)
 	var held error
 	for {
 		token, err := s.client.AcquireSDNLock(ctx, true)
@@ -295,6 +299,9 @@ func (s *SDNSession) ensureLockLocked(ctx context.Context) error {
 			return err
 		}
 		held = err
+		if time.Now().After(deadline) {
+			return &SDNLockedError{Err: held, Wait: context.DeadlineExceeded}
+		}
 		t := time.NewTimer(s.LockPoll)
 		select {
 		case <-ctx.Done():
@@ -313,7 +320,9 @@ type SDNLockedError struct {
 }
 
 func (e *SDNLockedError) Error() string {
-	return fmt.Sprintf("the SDN configuration is locked by someone else and stayed locked until the timeout: %v", e.Err)
+	return fmt.Sprintf("PVE's SDN configuration stayed locked by someone else (another Terraform run, or an administrator "+
+		"editing SDN) while waiting for it: %v. Wait until they apply or roll back, then run again; a lock left over by a "+
+		"run that crashed can be removed with DELETE /cluster/sdn/lock and force=1", e.Err)
 }
 
 func (e *SDNLockedError) Unwrap() []error { return []error{e.Err, e.Wait} }

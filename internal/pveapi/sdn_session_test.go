@@ -341,3 +341,19 @@ func TestSDNEntryEffective(t *testing.T) {
 		t.Errorf("new subnet effective = %v", eff)
 	}
 }
+
+// Without a deadline in the context, the wait for someone else's lock ends
+// after LockWait.
+func TestSDNSessionLockWaitBound(t *testing.T) {
+	t.Parallel()
+	f := newFakeSDN(t, false)
+	c := f.client()
+	f.lock = "theirs"
+	s := NewSDNSession(c)
+	s.LockPoll, s.LockWait = 5*time.Millisecond, 30*time.Millisecond
+	err := s.Write(context.Background(), "zone/a1", createZone(c, "a1"))
+	var le *SDNLockedError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "force=1") {
+		t.Fatalf("want SDNLockedError, got %v", err)
+	}
+}

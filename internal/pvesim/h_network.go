@@ -55,7 +55,8 @@ func nodeInterfaces(n *Node) map[string]map[string]any {
 
 // nodeNetwork is the index: the type filter (a type, any_bridge and
 // any_local_bridge for bridges and OVS bridges; include_sdn filters
-// nothing; vnet and fabric match nothing here, the simulator has no SDN),
+// nothing; any_bridge, include_sdn and vnet add the node's SDN vnets,
+// sdnLocalVnets; fabric interfaces are not simulated),
 // then the bridges the caller may not use are dropped: root@pam sees all,
 // others need SDN.Audit or SDN.Use on /sdn/zones/localnetwork/BRIDGE
 // (check_sdn_bridge). PVE lists a Perl hash (no order); the simulator
@@ -74,6 +75,12 @@ func nodeNetwork(c *call) (any, error) {
 			if filter != typ && !bridgeMatch {
 				delete(ifaces, name)
 			}
+		}
+	}
+	switch c.str("type") {
+	case "any_bridge", "include_sdn", "vnet":
+		for name, v := range sdnLocalVnets(c, n.Name) {
+			ifaces[name] = v
 		}
 	}
 	out := []map[string]any{}

@@ -244,3 +244,31 @@ func TestSDNVMStartNeedsRunningVnet(t *testing.T) {
 		t.Fatalf("start on a vnet of a zone without the node = %q", info.ExitStatus)
 	}
 }
+
+// GET /nodes/{node}/network with type any_bridge, include_sdn or vnet
+// lists the running vnets of the node's zones (pve-manager
+// PVE/API2/Network.pm index, pve-network src/PVE/Network/SDN.pm
+// get_local_vnets).
+func TestSDNNodeNetworkListsVnets(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, Options{})
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "lab", "ipam", "pve")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/zones", form("type", "simple", "zone", "far", "nodes", "pve2")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "web", "zone", "lab", "alias", "front")).wantOK(t)
+	e.call(t, http.MethodPost, "/cluster/sdn/vnets", form("vnet", "away", "zone", "far")).wantOK(t)
+	if l := sdnList(t, e, "/nodes/pve1/network", "type", "vnet"); len(l) != 0 {
+		t.Fatalf("vnets before the apply = %v", l)
+	}
+	sdnApply(t, e)
+	l := sdnList(t, e, "/nodes/pve1/network", "type", "vnet")
+	want := []map[string]any{{"iface": "web", "type": "vnet", "active": "1", "ipam": float64(1), "vlanaware": float64(0), "comments": "front"}}
+	if !reflect.DeepEqual(l, want) {
+		t.Fatalf("pve1 vnets = %v", l)
+	}
+	if l := sdnList(t, e, "/nodes/pve1/network", "type", "include_sdn"); len(l) != 3 {
+		t.Fatalf("include_sdn = %v", l)
+	}
+	if l := sdnList(t, e, "/nodes/pve1/network", "type", "bridge"); len(l) != 1 {
+		t.Fatalf("bridges = %v", l)
+	}
+}

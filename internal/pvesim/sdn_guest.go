@@ -133,3 +133,41 @@ func checkStartVnets(cl *Cluster, g *Guest, t *Task) error {
 	}
 	return nil
 }
+
+// sdnLocalVnets is pve-network src/PVE/Network/SDN.pm get_local_vnets:
+// the running config's vnets whose zone includes the node and that the
+// caller holds SDN.Audit or SDN.Use on (check_sdn_bridge on
+// /sdn/zones/<zone>/<vnet>), as interfaces of type vnet.
+func sdnLocalVnets(c *call, node string) map[string]map[string]any {
+	sd := c.cluster.SDN
+	out := map[string]map[string]any{}
+	for _, id := range sortedKeys(sd.Running.Kinds[SDNVnets]) {
+		v := sd.Running.Kinds[SDNVnets][id]
+		zone := v.Props["zone"]
+		if zone == "" {
+			continue
+		}
+		if !isRootPam(c) && !c.can("/sdn/zones/"+zone+"/"+id, true, "SDN.Audit", "SDN.Use") {
+			continue
+		}
+		z := sd.RunningObject(SDNZones, zone)
+		if z != nil {
+			if nodes := sdnZoneNodes(z); nodes != nil && !nodes[node] {
+				continue
+			}
+		}
+		ipam, vlanaware := 0, 0
+		if z != nil && perlTruthy(z.Props["ipam"]) {
+			ipam = 1
+		}
+		if perlTruthy(v.Props["vlanaware"]) {
+			vlanaware = 1
+		}
+		var comments any
+		if alias, ok := v.Props["alias"]; ok {
+			comments = alias
+		}
+		out[id] = map[string]any{"type": "vnet", "active": "1", "ipam": ipam, "vlanaware": vlanaware, "comments": comments}
+	}
+	return out
+}

@@ -71,6 +71,15 @@ func TestRangesFromAPI(t *testing.T) {
 	if rangesFromAPI(nil) != nil {
 		t.Error("none")
 	}
+	// PVE 8.4's pending form: the ranges sorted, joined by commas.
+	two := []dhcpRange{{"10.0.0.30", "10.0.0.40"}, {"10.0.0.10", "10.0.0.20"}}
+	got := rangesFromAPI("start-address=10.0.0.10,end-address=10.0.0.20,start-address=10.0.0.30,end-address=10.0.0.40")
+	if !reflect.DeepEqual(got, []dhcpRange{two[1], two[0]}) {
+		t.Errorf("8.4 string: %v", got)
+	}
+	if !reflect.DeepEqual(inPriorOrder(got, two), two) || !reflect.DeepEqual(inPriorOrder(got, two[:1]), got) {
+		t.Error("the prior order is kept only for the same ranges")
+	}
 }
 
 func object(sdnID attr.Value) types.Object {

@@ -1,10 +1,12 @@
 package sdn_test
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -241,8 +243,8 @@ func sdnEntry(tg *acctest.Target, kind, id string) (pvesim.SDNEntry, bool) {
 }
 
 // Someone else's pending change is reported at plan time: an error when
-// the plan applies, naming the object and the ways out; once it is gone,
-// the plan applies.
+// the plan applies, naming the object and the ways out, a warning (and an
+// empty plan) otherwise; once it is gone, the plan applies.
 func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 	t.Parallel()
 	tg := acctest.NewOnPVE(t, "9.1")
@@ -261,6 +263,11 @@ func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)SDN Changes Pending Outside This Configuration.*zone/other.*roll\s+them\s+back`),
 			},
 			{
+				// A plan that applies nothing only warns: it is empty.
+				Config:   labConfig(tg, zone, ""),
+				PlanOnly: true,
+			},
+			{
 				PreConfig: func() {
 					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, "other", nil); err != nil {
 						t.Fatal(err)
@@ -269,5 +276,125 @@ func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 				Config: labConfig(tg, zone, "  snat = true\n"),
 			},
 		},
+	})
+}
+
+// While someone else holds PVE's SDN lock, the run waits for it, then
+// takes it and applies as usual.
+func TestAccSDNApplier_waitsForSomeoneElsesLock(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	var mark int
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					markRequests(tg, &mark)()
+					token, err := tg.Sim.TakeSDNLock()
+					if err != nil {
+						t.Fatal(err)
+					}
+					go func() {
+						time.Sleep(2 * time.Second)
+						if err := tg.Client.ReleaseSDNLock(context.Background(), token); err != nil {
+							t.Error(err)
+						}
+					}()
+				},
+				Config: labConfig(tg, zone, ""),
+				Check: func(st *terraform.State) error {
+					if n := tg.Sim.Count("POST", "/cluster/sdn/lock"); n < 2 {
+						return fmt.Errorf("the run took the lock at once (%d requests) although someone held it", n)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// Removing objects from the configuration (and from objects): Terraform
+// destroys them before it updates the applier, which depended on them, so
+// the one apply of the run includes their deletions.
+func TestAccSDNApplier_removedObjectsApplied(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	full := labConfig(tg, zone, "")
+	start := strings.Index(full, "resource \"pve_sdn_subnet\" \"db\"")
+	end := strings.Index(full, "resource \"pve_sdn_applier\"")
+	less := strings.Replace(full[:start]+full[end:], ", pve_sdn_subnet.db]", "]", 1)
+	var mark int
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: full},
+			{
+				PreConfig: markRequests(tg, &mark),
+				Config:    less,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("pve_sdn_subnet.db", plancheck.ResourceActionDestroy),
+						plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionUpdate),
+					},
+				},
+				Check: resource.ComposeTestCheckFunc(lockedThroughout(tg, &mark, true, 1), func(*terraform.State) error {
+					if _, ok := sdnEntry(tg, pvesim.SDNSubnets, zone+"-10.10.2.0-24"); ok {
+						return fmt.Errorf("the removed subnet is still staged or running")
+					}
+					return nil
+				}),
+			},
+		},
+	})
+}
+
+// When PVE shows a listed object pending although its configuration did
+// not change (here an option its type does not take, staged outside), the
+// refresh plans an apply of the applier alone, and the apply clears it.
+func TestAccSDNApplier_pendingListedObjectPlansAnApply(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	zone := sdnName()
+	config := labConfig(tg, zone, "")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					obj := &pvesim.SDNObject{Type: "simple", Props: map[string]string{"ipam": "pve", "bridge": "vmbr9"}}
+					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, zone, obj); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("pve_sdn_zone.lab", plancheck.ResourceActionNoop),
+						plancheck.ExpectResourceAction("pve_sdn_applier.this", plancheck.ResourceActionUpdate),
+					},
+				},
+				Check: func(*terraform.State) error {
+					if e, _ := sdnEntry(tg, pvesim.SDNZones, zone); e.State != "" {
+						return fmt.Errorf("the zone is still pending: %+v", e)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// objects takes whole SDN resources: anything else is refused at plan,
+// naming the element.
+func TestAccSDNApplier_objectsMustBeSDNResources(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{{
+			Config:      tg.Config("resource \"pve_sdn_applier\" \"this\" {\n  objects = [\"zone/lab\"]\n}\n"),
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Not An SDN Object.*Element 0 of objects`),
+		}},
 	})
 }

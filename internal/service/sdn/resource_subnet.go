@@ -191,32 +191,82 @@ func readRanges(ctx context.Context, g attrGetter, diags *diag.Diagnostics) (ran
 // rangesFromAPI reads PVE's dhcp-range: objects with start-address and
 // end-address at top level of a listing (pve-network
 // src/PVE/API2/Network/SDN/Subnets.pm api_sdn_subnets_config,
-// Subnets.pm get_dhcp_ranges), property strings in its pending part.
+// Subnets.pm get_dhcp_ranges), property strings in its pending part, and
+// on PVE 8.4 one string there, the ranges sorted and joined by commas
+// (pve-network 0.11.2 SDN.pm pending_config copies encode_value's form).
 func rangesFromAPI(v any) []dhcpRange {
-	items, _ := v.([]any)
+	var items []any
+	switch x := v.(type) {
+	case []any:
+		items = x
+	case string:
+		items = []any{x}
+	}
 	var out []dhcpRange
 	for _, it := range items {
-		var rg dhcpRange
 		switch x := it.(type) {
 		case map[string]any:
+			var rg dhcpRange
 			rg.start, _ = x["start-address"].(string)
 			rg.end, _ = x["end-address"].(string)
-		case string:
-			for _, kv := range strings.Split(x, ",") {
-				k, val, _ := strings.Cut(kv, "=")
-				switch strings.TrimSpace(k) {
-				case "start-address":
-					rg.start = val
-				case "end-address":
-					rg.end = val
-				}
+			if rg.start != "" || rg.end != "" {
+				out = append(out, rg)
 			}
-		}
-		if rg.start != "" || rg.end != "" {
-			out = append(out, rg)
+		case string:
+			out = append(out, parseRanges(x)...)
 		}
 	}
 	return out
+}
+
+// parseRanges reads one or more ranges written as start-address=A,
+// end-address=B pairs joined by commas: a key seen twice starts the next
+// range.
+func parseRanges(s string) []dhcpRange {
+	var out []dhcpRange
+	var cur dhcpRange
+	flush := func() {
+		if cur.start != "" || cur.end != "" {
+			out = append(out, cur)
+		}
+		cur = dhcpRange{}
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, val, _ := strings.Cut(kv, "=")
+		switch strings.TrimSpace(k) {
+		case "start-address":
+			if cur.start != "" {
+				flush()
+			}
+			cur.start = val
+		case "end-address":
+			if cur.end != "" {
+				flush()
+			}
+			cur.end = val
+		}
+	}
+	flush()
+	return out
+}
+
+// inPriorOrder returns ranges in the order of prior when both hold the
+// same ranges: PVE 8.4 shows staged ranges sorted, not as written.
+func inPriorOrder(ranges, prior []dhcpRange) []dhcpRange {
+	if len(ranges) != len(prior) {
+		return ranges
+	}
+	count := map[dhcpRange]int{}
+	for _, rg := range ranges {
+		count[rg]++
+	}
+	for _, rg := range prior {
+		if count[rg] == 0 {
+			return ranges
+		}
+		count[rg]--
+	}
+	return prior
 }
 
 func rangesValue(ranges []dhcpRange) types.List {
@@ -282,14 +332,15 @@ func (r *subnetResource) Create(ctx context.Context, req resource.CreateRequest,
 		return
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
-	if _, found := r.read(ctx, v, c, &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
+	if _, found := r.read(ctx, v, c, ranges, &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
 		vanished(&resp.Diagnostics, "SDN Subnet", "SDN subnet "+c+" of vnet "+v)
 	}
 }
 
-// read puts the staged subnet cidr of vnet into s. It returns PVE's id of
-// the subnet ("<zone>-<ip>-<mask>"); found is false when PVE has none.
-func (r *subnetResource) read(ctx context.Context, vnet, cidr string, s attrSetter, diags *diag.Diagnostics) (pveID string, found bool) {
+// read puts the staged subnet cidr of vnet into s, its DHCP ranges in the
+// order of prior when they are the same. It returns PVE's id of the
+// subnet ("<zone>-<ip>-<mask>"); found is false when PVE has none.
+func (r *subnetResource) read(ctx context.Context, vnet, cidr string, prior []dhcpRange, s attrSetter, diags *diag.Diagnostics) (pveID string, found bool) {
 	entries, err := r.client.SDNSubnetsPending(ctx, vnet)
 	if err != nil {
 		if pveapi.IsSDNNotFound(err) {
@@ -313,7 +364,7 @@ func (r *subnetResource) read(ctx context.Context, vnet, cidr string, s attrSett
 	diags.Append(s.SetAttribute(ctx, path.Root(attrVnet), vnet)...)
 	diags.Append(s.SetAttribute(ctx, path.Root(attrCIDR), cidr)...)
 	diags.Append(s.SetAttribute(ctx, path.Root(attrSDNID), pveapi.SDNSubnetID(vnet, cidr))...)
-	diags.Append(s.SetAttribute(ctx, path.Root(attrDHCPRange), rangesValue(rangesFromAPI(values[wire.SDNKeyDHCPRange])))...)
+	diags.Append(s.SetAttribute(ctx, path.Root(attrDHCPRange), rangesValue(inPriorOrder(rangesFromAPI(values[wire.SDNKeyDHCPRange]), prior)))...)
 	setOptions(ctx, s, wire.SDNSubnetOptions, optionsFromAPI(wire.SDNSubnetOptions, values), diags)
 	return pveID, true
 }
@@ -322,10 +373,11 @@ func (r *subnetResource) Read(ctx context.Context, req resource.ReadRequest, res
 	var vnet, cidr types.String
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrVnet), &vnet)...)
 	resp.Diagnostics.Append(req.State.GetAttribute(ctx, path.Root(attrCIDR), &cidr)...)
+	prior, _ := readRanges(ctx, req.State, &resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if _, found := r.read(ctx, vnet.ValueString(), cidr.ValueString(), &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
+	if _, found := r.read(ctx, vnet.ValueString(), cidr.ValueString(), prior, &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
 		resp.State.RemoveResource(ctx)
 	}
 }
@@ -390,7 +442,7 @@ func (r *subnetResource) Update(ctx context.Context, req resource.UpdateRequest,
 		}
 	}
 	resp.State.Raw = req.Plan.Raw.Copy()
-	if _, found := r.read(ctx, v, c, &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
+	if _, found := r.read(ctx, v, c, planRanges, &resp.State, &resp.Diagnostics); !found && !resp.Diagnostics.HasError() {
 		vanished(&resp.Diagnostics, "SDN Subnet", "SDN subnet "+c+" of vnet "+v)
 	}
 }

@@ -49,7 +49,18 @@ resource "pve_sdn_applier" "this" {
 // deleted it.
 func TestAccSDNSubnet_lifecycle(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "9.1")
+	testSubnetLifecycle(t, acctest.NewOnPVE(t, "9.1"))
+}
+
+// PVE 8.4 shows a staged dhcp-range as one string, its ranges sorted
+// (pve-network 0.11.2 pending_config copies the encoded value): the same
+// lifecycle holds there.
+func TestAccSDNSubnet_lifecycle_pve84(t *testing.T) {
+	t.Parallel()
+	testSubnetLifecycle(t, acctest.NewOnPVE(t, "8.4"))
+}
+
+func testSubnetLifecycle(t *testing.T, tg *acctest.Target) {
 	zone := sdnName()
 	vnet := zone + "n"
 	first := `  cidr    = "10.20.0.0/24"

@@ -47,7 +47,16 @@ resource "pve_sdn_applier" "this" {
 // moved to a vlan zone (a replacement), recreated after someone deleted it.
 func TestAccSDNVnet_lifecycle(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "9.1")
+	testVnetLifecycle(t, acctest.NewOnPVE(t, "9.1"))
+}
+
+// The same on PVE 8.4, which has no SDN lock.
+func TestAccSDNVnet_lifecycle_pve84(t *testing.T) {
+	t.Parallel()
+	testVnetLifecycle(t, acctest.NewOnPVE(t, "8.4"))
+}
+
+func testVnetLifecycle(t *testing.T, tg *acctest.Target) {
 	zone := sdnName()
 	first := "  zone  = pve_sdn_zone.simple.zone\n  alias = \"first\"\n"
 	second := "  zone  = pve_sdn_zone.simple.zone\n  isolate_ports = true\n  vlanaware = true\n"

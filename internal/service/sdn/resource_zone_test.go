@@ -51,7 +51,16 @@ func zoneGone(tg *acctest.Target, id string) resource.TestCheckFunc {
 // replaced by a type change, and recreated after someone deleted it.
 func TestAccSDNZone_lifecycle(t *testing.T) {
 	t.Parallel()
-	tg := acctest.NewOnPVE(t, "9.1")
+	testZoneLifecycle(t, acctest.NewOnPVE(t, "9.1"))
+}
+
+// The same on PVE 8.4, which has no SDN lock.
+func TestAccSDNZone_lifecycle_pve84(t *testing.T) {
+	t.Parallel()
+	testZoneLifecycle(t, acctest.NewOnPVE(t, "8.4"))
+}
+
+func testZoneLifecycle(t *testing.T, tg *acctest.Target) {
 	id := sdnName()
 	first := "  type   = \"vlan\"\n  bridge = \"vmbr0\"\n  mtu    = 1400\n  nodes  = [\"pve1\"]\n"
 	second := "  type   = \"vlan\"\n  bridge = \"vmbr0\"\n  nodes  = [\"pve2\", \"pve1\"]\n  bridge_disable_mac_learning = true\n"
@@ -111,6 +120,27 @@ func TestAccSDNZone_lifecycle(t *testing.T) {
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(zoneAddr, plancheck.ResourceActionCreate)},
 				},
 			},
+		},
+	})
+}
+
+// A vxlan zone: its peers are a set (written sorted, read back as PVE
+// keeps them), imported with an empty plan.
+func TestAccSDNZone_vxlan(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	id := sdnName()
+	body := "  type       = \"vxlan\"\n  peers      = [\"10.0.0.2\", \"10.0.0.1\", \"10.0.0.3\"]\n  vxlan_port = 4790\n  mtu        = 1450\n"
+	tg.Run(t, resource.TestCase{
+		Steps: []resource.TestStep{
+			{
+				Config: zoneConfig(tg, id, body),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(zoneAddr, tfjsonpath.New("peers"), knownvalue.SetExact([]knownvalue.Check{
+						knownvalue.StringExact("10.0.0.1"), knownvalue.StringExact("10.0.0.2"), knownvalue.StringExact("10.0.0.3")})),
+				},
+			},
+			{ResourceName: zoneAddr, ImportState: true, ImportStateId: id, ImportStateVerify: true},
 		},
 	})
 }
