@@ -3,6 +3,7 @@ package pvesim
 import (
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -85,6 +86,17 @@ func TestSDNSubnets(t *testing.T) {
 	subJSON("web", `{"type":"subnet","subnet":"10.0.0.0/24","gateway":"10.0.0.1","snat":1,"dhcp-range":[
 		"start-address=10.0.0.50,end-address=10.0.0.60","start-address=10.0.0.10,end-address=10.0.0.20"]}`).wantOK(t)
 	wantSDNError(t, sub("web", "subnet", "10.0.0.0/24"), "create sdn subnet object failed: sdn subnet object ID 'simp-10.0.0.0-24' already defined")
+	// pve-network src/PVE/Network/SDN/SubnetPlugin.pm parse_sdn_subnet_id
+	if a := sub("web", "subnet", "10.0.0.0/4"); a.status != http.StatusBadRequest ||
+		!strings.Contains(a.errors["subnet"], "value does not look like a valid CIDR network") {
+		t.Fatalf("subnet 10.0.0.0/4 = %d %v", a.status, a.errors)
+	}
+	// the cidr is kept as given: host bits make another id
+	sub("web", "subnet", "10.0.0.5/24").wantOK(t)
+	if l := sdnList(t, e, "/cluster/sdn/vnets/web/subnets"); len(l) != 2 || l[1]["id"] != "simp-10.0.0.5-24" {
+		t.Fatalf("subnets = %v", l)
+	}
+	e.call(t, http.MethodDelete, "/cluster/sdn/vnets/web/subnets/simp-10.0.0.5-24", nil).wantOK(t)
 	// a /32 IPv4 subnet may point to a gateway elsewhere
 	sub("web", "subnet", "192.0.2.7/32", "gateway", "10.9.9.9").wantOK(t)
 

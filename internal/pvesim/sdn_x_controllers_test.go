@@ -106,6 +106,14 @@ func TestSDNControllerOptionChecks(t *testing.T) {
 	post("controller", "i1", "type", "isis", "isis-domain", "d", "isis-net", "49.0001.1921.6800.1001.00", "node", "pve1").
 		wantStatus(t, http.StatusInternalServerError, "missing value for required option 'isis-ifaces'")
 	post("controller", "b1", "type", "bgp", "asn", "1", "peers", "10.0.0.1", "node", "pve1", "loopback", "dummy0").wantOK(t)
+	// pve-network src/PVE/Network/SDN/Controllers/FaucetPlugin.pm has no
+	// options.
+	post("controller", "f1", "type", "faucet", "asn", "1").
+		wantStatus(t, http.StatusInternalServerError, "unexpected property 'asn'")
+	post("controller", "f1", "type", "faucet").wantOK(t)
+	// not simulated: 9.1's route-map options.
+	post("controller", "f2", "type", "bgp", "asn", "1", "peers", "10.0.0.1", "node", "pve2", "route-map-in", "rm1").
+		wantStatus(t, http.StatusInternalServerError, "pvesim does not simulate the SDN option 'route-map-in'")
 
 	put := func(kv ...string) *answer {
 		return e.call(t, http.MethodPut, "/cluster/sdn/controllers/b1", form(kv...))

@@ -224,7 +224,7 @@ func TestUncheckedFormats(t *testing.T) {
 		"FullRangeCIDR", "pem-certificate", "pem-certificate-chain",
 		"pem-string", "pve-acme-alias", "pve-acme-domain", "pve-command-batch",
 		"pve-dir-override", "pve-priv", "pve-sdn-bgp-rt", "pve-sdn-fabric-wireguard-interface",
-		"pve-sdn-prefix-list-id", "pve-sdn-route-map-id", "pve-sdn-subnet-id",
+		"pve-sdn-prefix-list-id", "pve-sdn-route-map-id",
 		"pve-storage-path-in-property-string", "pve-storage-portal-dns",
 	}
 	// Formats only PVE 8.4's dump uses (TableSets).
@@ -265,5 +265,24 @@ func TestEveryUsedFormatResolves(t *testing.T) {
 	}
 	for _, m := range Methods() {
 		walk(m.HTTPMethod()+" "+m.Path(), m.def.Params)
+	}
+}
+
+// pve-network src/PVE/Network/SDN/SubnetPlugin.pm parse_sdn_subnet_id.
+func TestSDNSubnetIDFormat(t *testing.T) {
+	t.Parallel()
+	f := verifierFunc("pve-sdn-subnet-id")
+	for v, want := range map[string]string{
+		"10.0.0.0/24":      "",
+		"lab-10.0.0.0-24":  "",
+		"lab-fd00::-64":    "",
+		"10.0.0.0/4":       "value does not look like a valid CIDR network\n",
+		"garbage":          "value does not look like a valid CIDR network\n",
+		"lab-10.0.0.0-33":  "value does not look like a valid CIDR network\n",
+		"lab-10.0.0.300-8": "value does not look like a valid CIDR network\n",
+	} {
+		if got := f(v); got != want {
+			t.Errorf("%q: got %q, want %q", v, got, want)
+		}
 	}
 }
