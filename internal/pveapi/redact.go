@@ -35,7 +35,8 @@ const minSecretLenAnywhere = 8
 // PUT /access/password asks to confirm with, a realm's bind password), a
 // ticket, an OpenID realm's client secret (client-key), and a storage's
 // secrets (pve-storage's sensitive properties: keyring, encryption-key,
-// master-pubkey, password).
+// master-pubkey, password), and the credentials of SDN IPAMs (token) and DNS
+// servers (key).
 var sensitiveFormKeys = map[string]bool{
 	"keyring":               true,
 	"encryption-key":        true,
@@ -47,6 +48,8 @@ var sensitiveFormKeys = map[string]bool{
 	"new_password":          true,
 	"confirmation-password": true,
 	"client-key":            true,
+	"token":                 true,
+	"key":                   true,
 }
 
 // redactor removes known secrets from text. It is safe for concurrent use;
