@@ -177,6 +177,33 @@ var identityCases = []identityCase{
 		createGuest(t, p, pveapi.GuestTypeQemu, 100, url.Values{"scsi0": {"local-zfs:4"}, "memory": {"512"}})
 	}, attrs: map[string]any{"vmid": 100, "target": "pve2", "schedule": "*/15"}, importID: "100-0",
 		identity: map[string]any{"vmid": int64(100), "job_number": int64(0)}},
+	{typeName: "pve_sdn_zone", attrs: map[string]any{"zone": "idzone", "type": "simple"}, importID: "idzone",
+		identity: map[string]any{"zone": "idzone"}},
+	{typeName: "pve_sdn_vnet", setup: sdnZone, attrs: map[string]any{"vnet": "idvnet", "zone": "idzone"}, importID: "idvnet",
+		identity: map[string]any{"vnet": "idvnet"}},
+	{typeName: "pve_sdn_subnet", setup: func(t *testing.T, p *acctest.Protocol) {
+		sdnZone(t, p)
+		p.Create(t, "pve_sdn_vnet", map[string]any{"vnet": "idvnet", "zone": "idzone"})
+	}, attrs: map[string]any{"vnet": "idvnet", "cidr": "10.8.0.0/24"}, importID: "idvnet/10.8.0.0/24",
+		identity: map[string]any{"vnet": "idvnet", "cidr": "10.8.0.0/24"}},
+	{typeName: "pve_sdn_controller", attrs: map[string]any{"controller": "idevpn", "type": "evpn", "asn": 65000, "peers": []string{"10.0.0.11"}},
+		importID: "idevpn", identity: map[string]any{"controller": "idevpn"}},
+	// PVE's built-in IPAM always exists; the others need a reachable server.
+	{typeName: "pve_sdn_ipam", importID: "pve", identity: map[string]any{"ipam": "pve"}},
+	{typeName: "pve_sdn_dns", setup: func(t *testing.T, p *acctest.Protocol) {
+		if err := p.Sim.PlantSDNPending(pvesim.SDNDNS, "iddns", &pvesim.SDNObject{Type: "powerdns", Props: map[string]string{
+			"url": "https://dns.example.com/api/v1/servers/localhost", "key": "secret",
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}, importID: "iddns", identity: map[string]any{"dns": "iddns"}},
+	{typeName: "pve_sdn_fabric", attrs: map[string]any{"fabric": "idfab", "protocol": "openfabric", "ip_prefix": "10.9.0.0/24"},
+		importID: "idfab", identity: map[string]any{"fabric": "idfab"}},
+	{typeName: "pve_sdn_fabric_node", setup: func(t *testing.T, p *acctest.Protocol) {
+		p.Create(t, "pve_sdn_fabric", map[string]any{"fabric": "idfab", "protocol": "openfabric", "ip_prefix": "10.9.0.0/24"})
+	}, attrs: map[string]any{"fabric": "idfab", "node": "pve1", "ip": "10.9.0.1", "interfaces": map[string]map[string]any{"ens19": {}}},
+		importID: "idfab/pve1", identity: map[string]any{"fabric": "idfab", "node": "pve1"}},
+	{typeName: "pve_sdn_applier", importID: "sdn", identity: map[string]any{"id": "sdn"}},
 	{typeName: "pve_iso", importID: "pve1/local/debian-13-netinst.iso",
 		identity: map[string]any{"node": "pve1", "storage": "local", "file_name": "debian-13-netinst.iso"}},
 	{typeName: "pve_os_template", importID: "pve1/local/debian-13-standard_13.1-1_amd64.tar.zst",
@@ -369,4 +396,10 @@ func TestIdentityFollowsRename(t *testing.T) {
 			wantIdentity(t, p, c.typeName, "update that renames", resp.NewIdentity, c.identity)
 		})
 	}
+}
+
+// sdnZone stages the simple zone "idzone".
+func sdnZone(t *testing.T, p *acctest.Protocol) {
+	t.Helper()
+	p.Create(t, "pve_sdn_zone", map[string]any{"zone": "idzone", "type": "simple"})
 }

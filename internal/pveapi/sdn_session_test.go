@@ -97,6 +97,14 @@ func newFakeSDN(t *testing.T, noLock bool) *fakeSDN {
 		}
 		writeData(w, out)
 	})
+	// PVE 8.4 has no fabrics: its API server answers 501 for the path.
+	f.handle("GET /cluster/sdn/fabrics/all", func(w http.ResponseWriter, _ *http.Request) {
+		if f.noLock {
+			writePVEError(w, http.StatusNotImplemented, "Method 'GET /cluster/sdn/fabrics/all' not implemented")
+			return
+		}
+		writeData(w, map[string]any{"fabrics": []any{}, "nodes": []any{}})
+	})
 	for _, p := range []string{"GET /cluster/sdn/vnets", "GET /cluster/sdn/controllers"} {
 		f.handle(p, func(w http.ResponseWriter, _ *http.Request) { writeData(w, []any{}) })
 	}

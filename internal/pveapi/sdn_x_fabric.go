@@ -243,3 +243,13 @@ func sdnPendingKey(item map[string]any, key string) string {
 	s, _ := pending[key].(string)
 	return s
 }
+
+// Fabrics and their nodes are compiled into the running configuration by
+// PUT /cluster/sdn (pve-network src/PVE/Network/SDN.pm
+// compile_running_cfg), so the check for someone else's pending changes
+// must see them too.
+func init() {
+	SDNPendingSources = append(SDNPendingSources, func(ctx context.Context, c *Client) ([]SDNEntry, error) {
+		return c.SDNFabricsPending(ctx)
+	})
+}

@@ -30,7 +30,9 @@ var (
 )
 
 // NewFabricResource is pve_sdn_fabric.
-func NewFabricResource() resource.Resource { return &fabricResource{} }
+func NewFabricResource() resource.Resource {
+	return fwutil.WithIdentity(&fabricResource{}, fabricIdentity)
+}
 
 // fabricResource is one SDN fabric (PVE 9): an OpenFabric or OSPF routed
 // underlay between nodes.

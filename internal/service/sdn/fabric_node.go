@@ -33,7 +33,9 @@ var (
 )
 
 // NewFabricNodeResource is pve_sdn_fabric_node.
-func NewFabricNodeResource() resource.Resource { return &fabricNodeResource{} }
+func NewFabricNodeResource() resource.Resource {
+	return fwutil.WithIdentity(&fabricNodeResource{}, fabricNodeIdentity)
+}
 
 // fabricNodeResource is one node of an SDN fabric: its router addresses
 // and the interfaces the protocol runs on.

@@ -3,12 +3,14 @@ package sdn
 import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
+
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // NewIPAMResource is pve_sdn_ipam.
 func NewIPAMResource() resource.Resource {
-	return &pluginResource{fam: wire.SDNIPAMs, text: pluginText{
+	return fwutil.WithIdentity(&pluginResource{fam: wire.SDNIPAMs, text: pluginText{
 		noun:    "SDN IPAM",
 		example: "netbox1",
 		about: "An IP address management (IPAM) plugin of SDN (Datacenter → SDN → IPAM), which zones use to register their " +
@@ -17,5 +19,5 @@ func NewIPAMResource() resource.Resource {
 			"An IPAM takes effect at once, without an SDN apply; on PVE 9 its writes take the SDN lock like every SDN write of the run, " +
 			"which the `pve_sdn_applier`'s apply (or the end of the run) releases. " +
 			"PVE checks that it can reach NetBox or phpIPAM when the IPAM is created or changed. Needs `SDN.Allocate` on `/sdn/ipams`.",
-	}}
+	}}, ipamIdentity)
 }

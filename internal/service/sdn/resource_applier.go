@@ -42,7 +42,9 @@ const (
 
 // NewApplierResource is the pve_sdn_applier constructor registered with
 // the provider.
-func NewApplierResource() resource.Resource { return &applierResource{} }
+func NewApplierResource() resource.Resource {
+	return fwutil.WithIdentity(&applierResource{}, applierIdentity)
+}
 
 type applierResource struct{ base }
 

@@ -268,8 +268,24 @@ func TestAccSDNApplier_foreignPendingRefusedAtPlan(t *testing.T) {
 				PlanOnly: true,
 			},
 			{
+				// A staged fabric is applied by the same PUT /cluster/sdn
+				// (pve-network SDN.pm compile_running_cfg), so it is
+				// someone else's pending change too.
 				PreConfig: func() {
 					if err := tg.Sim.PlantSDNPending(pvesim.SDNZones, "other", nil); err != nil {
+						t.Fatal(err)
+					}
+					if err := tg.Client.CreateSDNFabric(context.Background(), "otherf", "openfabric", map[string]string{"ip_prefix": "10.66.0.0/24"}, ""); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:      labConfig(tg, zone, "  snat = true\n"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)SDN Changes Pending Outside This Configuration.*fabric/otherf`),
+			},
+			{
+				PreConfig: func() {
+					if err := tg.Client.DeleteSDNFabric(context.Background(), "otherf", ""); err != nil {
 						t.Fatal(err)
 					}
 				},

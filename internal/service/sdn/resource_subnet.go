@@ -42,7 +42,9 @@ var dhcpRangeType = types.ObjectType{AttrTypes: map[string]attr.Type{attrStart: 
 
 // NewSubnetResource is the pve_sdn_subnet constructor registered with the
 // provider.
-func NewSubnetResource() resource.Resource { return &subnetResource{} }
+func NewSubnetResource() resource.Resource {
+	return fwutil.WithIdentity(&subnetResource{}, subnetIdentity)
+}
 
 type subnetResource struct{ base }
 

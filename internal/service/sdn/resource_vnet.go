@@ -31,7 +31,9 @@ const attrVnet = "vnet"
 
 // NewVnetResource is the pve_sdn_vnet constructor registered with the
 // provider.
-func NewVnetResource() resource.Resource { return &vnetResource{} }
+func NewVnetResource() resource.Resource {
+	return fwutil.WithIdentity(&vnetResource{}, vnetIdentity)
+}
 
 type vnetResource struct{ base }
 

@@ -42,7 +42,9 @@ const (
 
 // NewZoneResource is the pve_sdn_zone constructor registered with the
 // provider.
-func NewZoneResource() resource.Resource { return &zoneResource{} }
+func NewZoneResource() resource.Resource {
+	return fwutil.WithIdentity(&zoneResource{}, zoneIdentity)
+}
 
 type zoneResource struct{ base }
 

@@ -1,0 +1,6 @@
+import {
+  to = pve_sdn_applier.this
+  identity = {
+    id = "sdn"
+  }
+}

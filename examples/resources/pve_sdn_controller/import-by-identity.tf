@@ -1,0 +1,6 @@
+import {
+  to = pve_sdn_controller.evpn
+  identity = {
+    controller = "evpn1"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_sdn_fabric.underlay
+  identity = {
+    fabric = "under1"
+  }
+}

@@ -1,0 +1,6 @@
+import {
+  to = pve_sdn_vnet.staff
+  identity = {
+    vnet = "staff"
+  }
+}

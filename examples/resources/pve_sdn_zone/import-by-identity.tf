@@ -1,0 +1,6 @@
+import {
+  to = pve_sdn_zone.lab
+  identity = {
+    zone = "lab"
+  }
+}
