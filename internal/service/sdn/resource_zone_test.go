@@ -162,3 +162,69 @@ func TestAccSDNZone_needsSDNAllocate(t *testing.T) {
 		t.Error("a refused run left a zone or the lock behind")
 	}
 }
+
+// evpnConfig is an EVPN controller, an EVPN zone using it with exitnodes,
+// a vnet in it and an applier listing all three.
+func evpnConfig(tg *acctest.Target, ctl, zone, vnet, exitnodes string) string {
+	return tg.Config(fmt.Sprintf(`
+resource "pve_sdn_controller" "evpn" {
+  controller = %[1]q
+  type       = "evpn"
+  asn        = 65000
+  peers      = ["10.0.0.11", "10.0.0.12", "10.0.0.13"]
+}
+
+resource "pve_sdn_zone" "z" {
+  zone              = %[2]q
+  type              = "evpn"
+  controller        = pve_sdn_controller.evpn.controller
+  vrf_vxlan         = 10000
+  exitnodes         = [%[4]s]
+  advertise_subnets = true
+}
+
+resource "pve_sdn_vnet" "v" {
+  vnet = %[3]q
+  zone = pve_sdn_zone.z.zone
+  tag  = 11000
+}
+
+resource "pve_sdn_applier" "this" {
+  objects = [pve_sdn_controller.evpn, pve_sdn_zone.z, pve_sdn_vnet.v]
+}
+`, ctl, zone, vnet, exitnodes))
+}
+
+// An EVPN zone on its controller, with a vnet: created and applied, its
+// exit nodes changed in place, imported with PVE's generated gateway MAC,
+// and destroyed with its controller in one apply.
+func TestAccSDNZone_evpn(t *testing.T) {
+	t.Parallel()
+	tg := acctest.NewOnPVE(t, "9.1")
+	ctl, zone, vnet := sdnName(), sdnName(), sdnName()
+	tg.Run(t, resource.TestCase{
+		CheckDestroy: zoneGone(tg, zone),
+		Steps: []resource.TestStep{
+			{
+				Config: evpnConfig(tg, ctl, zone, vnet, `"pve1"`),
+				Check: func(*terraform.State) error {
+					for _, z := range tg.Sim.SDNEntries(pvesim.SDNZones, pvesim.SDNViewRunning) {
+						if z.ID == zone && z.Props["controller"] == ctl && z.Props["mac"] != "" {
+							return nil
+						}
+					}
+					return fmt.Errorf("zone %s is not running on controller %s with PVE's MAC", zone, ctl)
+				},
+			},
+			{
+				Config: evpnConfig(tg, ctl, zone, vnet, `"pve1", "pve2"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(zoneAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction("pve_sdn_controller.evpn", plancheck.ResourceActionNoop),
+				}},
+			},
+			{ResourceName: zoneAddr, ImportState: true, ImportStateId: zone, ImportStateVerify: true},
+			{ResourceName: "pve_sdn_controller.evpn", ImportState: true, ImportStateId: ctl, ImportStateVerify: true},
+		},
+	})
+}
