@@ -275,9 +275,10 @@ func networkSchema() schema.MapNestedAttribute {
 					Validators:          []validator.String{stringvalidator.RegexMatches(nicNamePattern, "must be an interface name such as eth0")},
 				},
 				"bridge": schema.StringAttribute{
-					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
-					Optional:            true,
-					Validators:          []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
+					MarkdownDescription: "Bridge to attach to: a node bridge such as `vmbr0`, or an SDN VNet's id (`pve_sdn_vnet`'s `vnet`), which must be applied before the guest starts. " +
+						"PVE checks `SDN.Use` on `/sdn/zones/ZONE/VNET` (on `/sdn/zones/localnetwork/BRIDGE` for a node bridge).",
+					Optional:   true,
+					Validators: []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
 				},
 				"vlan_tag": schema.Int64Attribute{MarkdownDescription: "VLAN tag.", Optional: true, Validators: []validator.Int64{int64validator.Between(1, 4094)}},
 				"firewall": schema.BoolAttribute{MarkdownDescription: "Enable the PVE firewall on this device.", Optional: true},

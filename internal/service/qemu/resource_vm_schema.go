@@ -246,9 +246,10 @@ func networkSchema() schema.MapNestedAttribute {
 					Validators:          []validator.String{stringvalidator.OneOf(nicModels...)},
 				},
 				"bridge": schema.StringAttribute{
-					MarkdownDescription: "Bridge to attach to, e.g. `vmbr0`.",
-					Optional:            true,
-					Validators:          []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
+					MarkdownDescription: "Bridge to attach to: a node bridge such as `vmbr0`, or an SDN VNet's id (`pve_sdn_vnet`'s `vnet`), which must be applied before the guest starts. " +
+						"PVE checks `SDN.Use` on `/sdn/zones/ZONE/VNET` (on `/sdn/zones/localnetwork/BRIDGE` for a node bridge).",
+					Optional:   true,
+					Validators: []validator.String{fwutil.Format(wire.IsBridgeID, "must be a bridge name such as vmbr0")},
 				},
 				"mac_address": schema.StringAttribute{
 					MarkdownDescription: "MAC address. PVE generates one when left out; it is kept for the life of the device.",
