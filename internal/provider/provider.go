@@ -26,6 +26,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/pool"
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
+	"github.com/proxops/terraform-provider-pve/internal/service/snapshot"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 	"github.com/proxops/terraform-provider-pve/internal/service/storagecfg"
 )
@@ -151,6 +152,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storagecfg.NewPBSResource,
 		storagecfg.NewBTRFSResource,
 		storagecfg.NewESXiResource,
+		snapshot.NewVMSnapshotResource,
+		snapshot.NewContainerSnapshotResource,
 	}
 }
 
