@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -37,6 +38,7 @@ const RegistryAddress = "registry.terraform.io/proxops/pve"
 var (
 	_ provider.Provider              = (*pveProvider)(nil)
 	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
+	_ provider.ProviderWithActions   = (*pveProvider)(nil)
 )
 
 type pveProvider struct {
@@ -107,6 +109,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	data := fwutil.NewProviderData(client, settings.vmidRange)
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
 }
 
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -176,6 +179,14 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		ha.NewHAStatusDataSource,
 		backupjob.NewBackupJobsDataSource,
 		backupjob.NewGuestsNotBackedUpDataSource,
+	}
+}
+
+// Actions are the provider's actions (Terraform 1.14 and later).
+func (p *pveProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		snapshot.NewPowerAction,
+		snapshot.NewSnapshotAction,
 	}
 }
 

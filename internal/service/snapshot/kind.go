@@ -102,6 +102,9 @@ func (k kind) locateGuest(ctx context.Context, client *pveapi.Client, wantNode s
 	return guest.Node, true
 }
 
+// validName reports whether PVE takes s as a snapshot name of k's kind.
+func (k kind) validName(s string) bool { return wire.IsSnapshotName(s, k.container) }
+
 // title is the noun at the start of a sentence.
 func (k kind) title() string {
 	return strings.ToUpper(k.noun[:1]) + k.noun[1:]
