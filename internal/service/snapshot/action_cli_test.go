@@ -1,0 +1,90 @@
+package snapshot_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/pveapi"
+)
+
+// An action attached to a guest's lifecycle: a snapshot before each
+// update of the VM. Creating the VM takes none; changing its description
+// takes one before the update, and the next plan is empty.
+func TestAccActions_snapshotBeforeUpdate(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	name := acctest.Name("tfacc-action")
+	config := func(description string) string {
+		return tg.Config(fmt.Sprintf(`
+# The action cannot refer to the resource that triggers it (a cycle):
+# both take the VMID from one local.
+locals {
+  vmid = 150
+}
+
+action "pve_guest_snapshot" "before_update" {
+  config {
+    vmid        = local.vmid
+    operation   = "create"
+    name        = "before_update"
+    description = "taken by Terraform before an update"
+  }
+}
+
+resource "pve_vm" "test" {
+  node        = "pve1"
+  vmid        = local.vmid
+  name        = %q
+  description = %q
+  started     = false
+  disks       = { scsi0 = { storage = "local-lvm", size = 1 } }
+
+  lifecycle {
+    action_trigger {
+      events  = [before_update]
+      actions = [action.pve_guest_snapshot.before_update]
+    }
+  }
+}
+`, name, description))
+	}
+	snapshotTaken := func(want bool) resource.TestCheckFunc {
+		return func(s *terraform.State) error {
+			rs := s.RootModule().Resources["pve_vm.test"]
+			var vmid int
+			if _, err := fmt.Sscan(rs.Primary.Attributes["vmid"], &vmid); err != nil {
+				return err
+			}
+			_, found, err := tg.Client.FindSnapshot(context.Background(), "pve1", pveapi.GuestTypeQemu, vmid, "before_update")
+			if err != nil {
+				return err
+			}
+			if found != want {
+				return fmt.Errorf("snapshot before_update of VM %d: found = %v, want %v", vmid, found, want)
+			}
+			return nil
+		}
+	}
+	tg.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
+			acctest.NeedsTerraform("1.14.0", "An action triggered by a resource's lifecycle"),
+		},
+		Steps: []resource.TestStep{
+			{Config: config("first"), Check: snapshotTaken(false)},
+			{
+				Config: config("second"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction("pve_vm.test", plancheck.ResourceActionUpdate)},
+				},
+				Check: snapshotTaken(true),
+			},
+		},
+	})
+}
