@@ -3,6 +3,7 @@ package snapshot_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -87,4 +88,37 @@ resource "pve_vm" "test" {
 			},
 		},
 	})
+}
+
+// `terraform apply -invoke` runs the snapshot action on demand: it takes
+// a snapshot of a guest Terraform does not manage, and the plan stays
+// empty.
+func TestAccActions_invokeSnapshot(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	guest(t, tg, pveapi.GuestTypeQemu, 151, true)
+	cli := tg.CLI(t, "1.14.0", "terraform apply -invoke", tg.Config(`
+action "pve_guest_snapshot" "x" {
+  config {
+    vmid        = 151
+    operation   = "create"
+    name        = "on_demand"
+    description = "taken with terraform apply -invoke"
+    vmstate     = true
+  }
+}
+`))
+	out := cli.Run(t, "apply", "-invoke", "action.pve_guest_snapshot.x", "-auto-approve", "-input=false", "-no-color")
+	if !strings.Contains(string(out), "Took snapshot on_demand of VM 151 on node pve1.") {
+		t.Errorf("apply -invoke shows no progress of the action:\n%s", out)
+	}
+	snap, found, err := tg.Client.FindSnapshot(context.Background(), "pve1", pveapi.GuestTypeQemu, 151, "on_demand")
+	if err != nil || !found {
+		t.Fatalf("snapshot after apply -invoke: found=%v err=%v\n%s", found, err, out)
+	}
+	if !snap.VMState || snap.Description != "taken with terraform apply -invoke" {
+		t.Errorf("snapshot after apply -invoke: %+v", snap)
+	}
+	// Nothing managed changed: the plan is empty.
+	cli.Run(t, "plan", "-detailed-exitcode", "-input=false", "-no-color")
 }
