@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -13,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
@@ -175,27 +175,33 @@ func TestAccContainerSnapshot_lifecycle(t *testing.T) {
 	})
 }
 
-// Bad input fails at plan time naming the attribute; a snapshot of the
-// wrong guest type or with vmstate on a stopped VM fails at apply.
-func TestAccSnapshot_refusals(t *testing.T) {
+// With Terraform 1.12 or later a snapshot's identity is in the state, and
+// an import block with its identity (the node left out) imports it with
+// an empty plan.
+func TestAccVMSnapshot_importByIdentity(t *testing.T) {
 	t.Parallel()
 	tg := acctest.New(t)
-	guest(t, tg, pveapi.GuestTypeQemu, 142, false)
+	const vmid = 143
+	guest(t, tg, pveapi.GuestTypeQemu, vmid, false)
+	config := snapshotConfig(tg, "pve_vm_snapshot", vmid, "by_identity", "  description = \"imported by identity\"\n")
 	tg.Run(t, resource.TestCase{
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
+			acctest.NeedsTerraform("1.12.0", "Importing by resource identity"),
+		},
 		Steps: []resource.TestStep{
 			{
-				Config:      snapshotConfig(tg, "pve_vm_snapshot", 142, "pending", ""),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute name.*PVE reserves\s+\(current, pending\)`),
+				Config: config,
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectIdentity("pve_vm_snapshot.test", map[string]knownvalue.Check{
+						"vmid": knownvalue.Int64Exact(vmid), "name": knownvalue.StringExact("by_identity"), "node": knownvalue.StringExact("pve1"),
+					}),
+				},
 			},
 			{
-				Config:      snapshotConfig(tg, "pve_container_snapshot", 142, "vzdump", ""),
-				PlanOnly:    true,
-				ExpectError: regexp.MustCompile(`(?s)Attribute name.*PVE reserves\s+\(current, vzdump\)`),
-			},
-			{
-				Config:      snapshotConfig(tg, "pve_vm_snapshot", 142, "withram", "  vmstate = true\n"),
-				ExpectError: regexp.MustCompile(`(?s)vmstate saves the RAM of a running VM, but VM 142 is stopped`),
+				Config:          config,
+				ResourceName:    "pve_vm_snapshot.test",
+				ImportState:     true,
+				ImportStateKind: resource.ImportBlockWithResourceIdentity,
 			},
 		},
 	})
