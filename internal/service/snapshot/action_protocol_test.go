@@ -144,6 +144,29 @@ func TestPowerAction(t *testing.T) {
 	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 101, "operation": "start"})
 	wantOK(t, "container start again", got, "already is where start would take it")
 
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 100, "operation": "suspend"})
+	wantOK(t, "suspend", got, "may plan to resume it")
+	if s := power(pveapi.GuestTypeQemu, 100); s != pveapi.PowerPaused {
+		t.Fatalf("VM after suspend: %s", s)
+	}
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 100, "operation": "resume"})
+	wantOK(t, "resume", got, "VM 100 on node pve1 is running")
+	if s := power(pveapi.GuestTypeQemu, 100); s != pveapi.PowerRunning {
+		t.Fatalf("VM after resume: %s", s)
+	}
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 100, "node": "pve1", "operation": "reboot", "timeout": 10})
+	wantOK(t, "reboot", got, "VM 100 on node pve1 rebooted.")
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 101, "operation": "stop"})
+	wantOK(t, "container stop", got, "Container 101 on node pve1 is stopped")
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 101, "operation": "shutdown"})
+	wantOK(t, "container shutdown when stopped", got, "already is where shutdown would take it")
+
+	got = p.InvokeAction(t, "pve_guest_power", map[string]any{"vmid": 100, "node": "pve2", "operation": "stop"})
+	wantError(t, "other node", acctest.DiagnosticsText(got.Diagnostics), "is on node pve1, not pve2")
+	if s := power(pveapi.GuestTypeQemu, 100); s != pveapi.PowerRunning {
+		t.Fatalf("VM after a refused stop: %s", s)
+	}
+
 	diags := acctest.DiagnosticsText(p.ValidateAction(t, "pve_guest_power", map[string]any{"vmid": 100, "operation": "start", "timeout": 5}))
 	wantError(t, "timeout on start", diags, "timeout only applies")
 }

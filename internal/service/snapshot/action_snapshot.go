@@ -160,7 +160,7 @@ func (a *snapshotAction) Invoke(ctx context.Context, req action.InvokeRequest, r
 		progress(resp, "Took snapshot %s of %s.", name, g)
 	case snapshotRollback:
 		progress(resp, "Rolled %s back to snapshot %s. A resource managing it plans, at its next plan, to change back "+
-			"whatever the snapshot's configuration differs in from its declared one.", g, name)
+			"whatever the snapshot's configuration differs in from its declared one, and to start or stop the guest as its started declares.", g, name)
 	case snapshotDelete:
 		progress(resp, "Deleted snapshot %s of %s.", name, g)
 	}
