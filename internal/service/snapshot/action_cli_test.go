@@ -2,7 +2,9 @@ package snapshot_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -121,4 +123,50 @@ action "pve_guest_snapshot" "x" {
 	}
 	// Nothing managed changed: the plan is empty.
 	cli.Run(t, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+}
+
+// A power action leaves what Terraform manages alone: shutting down with
+// `terraform apply -invoke` a VM whose started is true says that the next
+// plan starts it again, and that plan does.
+func TestAccActions_invokePowerOnManagedGuest(t *testing.T) {
+	t.Parallel()
+	tg := acctest.New(t)
+	cli := tg.CLI(t, "1.14.0", "terraform apply -invoke", tg.Config(fmt.Sprintf(`
+resource "pve_vm" "test" {
+  node    = "pve1"
+  vmid    = 152
+  name    = %q
+  started = true
+  disks   = { scsi0 = { storage = "local-lvm", size = 1 } }
+}
+
+action "pve_guest_power" "stop" {
+  config {
+    vmid      = 152
+    operation = "shutdown"
+    timeout   = 5
+  }
+}
+`, acctest.Name("tfacc-power"))))
+	cli.Run(t, "apply", "-auto-approve", "-input=false", "-no-color")
+	out := cli.Run(t, "apply", "-invoke", "action.pve_guest_power.stop", "-auto-approve", "-input=false", "-no-color")
+	if !strings.Contains(string(out), "started = true (the default) plans to start it again") {
+		t.Errorf("apply -invoke does not say what the next plan does:\n%s", out)
+	}
+	status, err := tg.Client.GuestStatus(context.Background(), "pve1", pveapi.GuestTypeQemu, 152)
+	if err != nil || status.PowerState() != pveapi.PowerStopped {
+		t.Fatalf("VM after the shutdown action: %v %v", status, err)
+	}
+	// The next plan starts it again, as the action said.
+	plan, err := cli.Try("plan", "-detailed-exitcode", "-input=false", "-no-color")
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("the plan after the shutdown action: %v; want changes (exit status 2)", err)
+	}
+	if !strings.Contains(string(plan), "started") {
+		t.Errorf("the plan after the shutdown action does not change started:\n%s", plan)
+	}
+	cli.Run(t, "apply", "-auto-approve", "-input=false", "-no-color")
+	cli.Run(t, "plan", "-detailed-exitcode", "-input=false", "-no-color")
+	cli.Run(t, "destroy", "-auto-approve", "-input=false", "-no-color")
 }

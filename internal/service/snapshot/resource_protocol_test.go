@@ -68,3 +68,38 @@ func TestSnapshotResourceApplyRefusals(t *testing.T) {
 		acctest.WantError(t, p.ImportDiagnostics(t, c.typeName, c.id), "", regexp.MustCompile(c.want))
 	}
 }
+
+// A snapshot deleted outside Terraform, or whose guest was, leaves the
+// state at the next refresh, so the next plan creates it again.
+func TestSnapshotResourceDisappears(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	protocolGuest(t, p, pveapi.GuestTypeQemu, 100, false)
+	protocolGuest(t, p, pveapi.GuestTypeLXC, 101, false)
+
+	vm := p.Create(t, "pve_vm_snapshot", map[string]any{"node": "pve1", "vmid": 100, "name": "gone"})
+	ct := p.Create(t, "pve_container_snapshot", map[string]any{"node": "pve1", "vmid": 101, "name": "gone"})
+
+	upid, err := p.Client.DeleteSnapshot(ctx, "pve1", pveapi.GuestTypeQemu, 100, "gone")
+	if err == nil {
+		_, err = p.Client.WaitTask(ctx, upid)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state := p.StateValue(t, "pve_vm_snapshot", p.Refresh(t, "pve_vm_snapshot", vm).State); !state.IsNull() {
+		t.Errorf("state after the snapshot was deleted: %v", state)
+	}
+
+	upid, err = p.Client.DeleteGuest(ctx, "pve1", pveapi.GuestTypeLXC, 101, false, false)
+	if err == nil {
+		_, err = p.Client.WaitTask(ctx, upid)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if state := p.StateValue(t, "pve_container_snapshot", p.Refresh(t, "pve_container_snapshot", ct).State); !state.IsNull() {
+		t.Errorf("state after the container was deleted: %v", state)
+	}
+}
