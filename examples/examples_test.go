@@ -87,13 +87,13 @@ func TestExamples(t *testing.T) {
 			t.Parallel()
 			copyDir := filepath.Join(t.TempDir(), "example")
 			copyExample(t, dir, copyDir, identityImportExample)
+			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
 			if strings.HasPrefix(filepath.ToSlash(dir), "actions/") {
 				if v := terraformVersion(t, terraform, env); v.Core().LessThan(actionVersion) {
 					t.Skipf("an action block needs Terraform %s or later, and this is Terraform %s: "+
-						"the example is neither formatted nor validated", actionVersion, v)
+						"the example is formatted but not validated", actionVersion, v)
 				}
 			}
-			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})
 		if _, err := os.Stat(filepath.Join(dir, identityImportExample)); err != nil {
