@@ -1,7 +1,7 @@
 // Package examples_test checks that every example under examples/ is
 // formatted, valid against the provider built from this repository, and that
-// every resource, data source and function the provider serves has an
-// example (the documentation pages are generated from them).
+// every resource, data source, function and action the provider serves
+// has an example (the documentation pages are generated from them).
 package examples_test
 
 import (
@@ -37,6 +37,10 @@ const (
 // identityImportVersion is the first Terraform that knows an import
 // block's identity.
 var identityImportVersion = version.Must(version.NewVersion("1.12.0"))
+
+// actionVersion is the first Terraform that knows action blocks, which
+// the examples under actions/ are.
+var actionVersion = version.Must(version.NewVersion("1.14.0"))
 
 // terraformVersion is the version of the terraform binary.
 func terraformVersion(t *testing.T, terraform string, env []string) *version.Version {
@@ -84,6 +88,12 @@ func TestExamples(t *testing.T) {
 			copyDir := filepath.Join(t.TempDir(), "example")
 			copyExample(t, dir, copyDir, identityImportExample)
 			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+			if strings.HasPrefix(filepath.ToSlash(dir), "actions/") {
+				if v := terraformVersion(t, terraform, env); v.Core().LessThan(actionVersion) {
+					t.Skipf("an action block needs Terraform %s or later, and this is Terraform %s: "+
+						"the example is formatted but not validated", actionVersion, v)
+				}
+			}
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})
 		if _, err := os.Stat(filepath.Join(dir, identityImportExample)); err != nil {
@@ -104,7 +114,7 @@ func TestExamples(t *testing.T) {
 		})
 	}
 
-	t.Run("every resource, data source and function has an example", func(t *testing.T) {
+	t.Run("every resource, data source, function and action has an example", func(t *testing.T) {
 		t.Parallel()
 		dir := filepath.Join(t.TempDir(), "schema")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -268,7 +278,7 @@ func checkValid(t *testing.T, out []byte) {
 // missingExamples names the example files the documentation generator
 // expects for every resource, data source and function in the provider's
 // schema but that do not exist. A Terraform older than 1.8 lists no
-// functions, and then none is asked for.
+// functions, one older than 1.14 no actions, and then none is asked for.
 func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	t.Helper()
 	var schemas struct {
@@ -276,13 +286,17 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 			ResourceSchemas   map[string]json.RawMessage `json:"resource_schemas"`
 			DataSourceSchemas map[string]json.RawMessage `json:"data_source_schemas"`
 			Functions         map[string]json.RawMessage `json:"functions"`
+			ActionSchemas     map[string]json.RawMessage `json:"action_schemas"`
 		} `json:"provider_schemas"`
 	}
 	if err := json.Unmarshal(schemaJSON, &schemas); err != nil {
 		t.Fatalf("parse terraform providers schema -json: %v", err)
 	}
-	var resources, dataSources, functions []string
+	var resources, dataSources, functions, actions []string
 	for _, p := range schemas.ProviderSchemas {
+		for name := range p.ActionSchemas {
+			actions = append(actions, name)
+		}
 		for name := range p.Functions {
 			functions = append(functions, name)
 		}
@@ -308,6 +322,9 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	}
 	for _, name := range functions {
 		want = append(want, filepath.Join("functions", name, "function.tf"))
+	}
+	for _, name := range actions {
+		want = append(want, filepath.Join("actions", name, "action.tf"))
 	}
 	var missing []string
 	for _, path := range want {

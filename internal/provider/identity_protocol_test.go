@@ -227,6 +227,16 @@ var identityCases = []identityCase{
 		})
 		convertToTemplate(t, p, pveapi.GuestTypeLXC, 101)
 	}, importID: "101", identity: map[string]any{"vmid": int64(101), "node": "pve1"}, partial: map[string]any{"vmid": 101}},
+	{typeName: "pve_vm_snapshot", setup: vm100, attrs: map[string]any{"node": "pve1", "vmid": 100, "name": "idsnap"},
+		importID: "pve1/100/idsnap", identity: map[string]any{"vmid": int64(100), "name": "idsnap", "node": "pve1"},
+		partial: map[string]any{"vmid": 100, "name": "idsnap"}},
+	{typeName: "pve_container_snapshot", setup: func(t *testing.T, p *acctest.Protocol) {
+		createGuest(t, p, pveapi.GuestTypeLXC, 101, url.Values{
+			"ostemplate": {"local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"}, "rootfs": {"local-lvm:4"},
+		})
+	}, attrs: map[string]any{"node": "pve1", "vmid": 101, "name": "idsnap"},
+		importID: "101/idsnap", identity: map[string]any{"vmid": int64(101), "name": "idsnap", "node": "pve1"},
+		partial: map[string]any{"vmid": 101, "name": "idsnap"}},
 }
 
 // Each resource returns its identity from Create and Read, keeps it

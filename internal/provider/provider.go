@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
@@ -27,6 +28,7 @@ import (
 	"github.com/proxops/terraform-provider-pve/internal/service/qemu"
 	"github.com/proxops/terraform-provider-pve/internal/service/replication"
 	"github.com/proxops/terraform-provider-pve/internal/service/sdn"
+	"github.com/proxops/terraform-provider-pve/internal/service/snapshot"
 	"github.com/proxops/terraform-provider-pve/internal/service/storage"
 	"github.com/proxops/terraform-provider-pve/internal/service/storagecfg"
 )
@@ -37,6 +39,7 @@ const RegistryAddress = "registry.terraform.io/proxops/pve"
 var (
 	_ provider.Provider              = (*pveProvider)(nil)
 	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
+	_ provider.ProviderWithActions   = (*pveProvider)(nil)
 )
 
 type pveProvider struct {
@@ -107,6 +110,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	data := fwutil.NewProviderData(client, settings.vmidRange)
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ActionData = data
 }
 
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -161,6 +165,8 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		sdn.NewZoneResource,
 		sdn.NewVnetResource,
 		sdn.NewSubnetResource,
+		snapshot.NewVMSnapshotResource,
+		snapshot.NewContainerSnapshotResource,
 	}
 }
 
@@ -185,6 +191,14 @@ func (p *pveProvider) DataSources(_ context.Context) []func() datasource.DataSou
 		backupjob.NewGuestsNotBackedUpDataSource,
 		sdn.NewZonesDataSource,
 		sdn.NewVnetsDataSource,
+	}
+}
+
+// Actions are the provider's actions (Terraform 1.14 and later).
+func (p *pveProvider) Actions(_ context.Context) []func() action.Action {
+	return []func() action.Action{
+		snapshot.NewPowerAction,
+		snapshot.NewSnapshotAction,
 	}
 }
 

@@ -57,6 +57,10 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
+	actions, err := actionSchemas()
+	if err != nil {
+		return err
+	}
 	schemas, _ := doc["provider_schemas"].(map[string]any)
 	if len(schemas) == 0 {
 		return errors.New("terraform reported no provider schema")
@@ -68,6 +72,11 @@ func run(out string) error {
 		}
 		if _, has := ps["resource_identity_schemas"]; !has {
 			ps["resource_identity_schemas"] = identities
+		}
+		// Terraform before 1.14 lists no actions; the documentation
+		// shows them whichever Terraform made the schema.
+		if _, has := ps["action_schemas"]; !has {
+			ps["action_schemas"] = actions
 		}
 	}
 	encoded, err := json.Marshal(doc)
@@ -157,6 +166,58 @@ func identitySchemas() (map[string]any, error) {
 	return out, nil
 }
 
+// actionSchemas are the provider's action schemas in the JSON form of
+// `terraform providers schema -json` (Terraform 1.14 and later). The
+// actions have attributes of primitive types only.
+func actionSchemas() (map[string]any, error) {
+	server, err := providerserver.NewProtocol6WithError(provider.New("docs")())()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return nil, fmt.Errorf("provider schema: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	out := make(map[string]any, len(resp.ActionSchemas))
+	for name, s := range resp.ActionSchemas {
+		block := s.Schema.Block
+		if len(block.BlockTypes) > 0 {
+			return nil, fmt.Errorf("action %s: nested blocks are not supported here", name)
+		}
+		attrs := make(map[string]any, len(block.Attributes))
+		for _, a := range block.Attributes {
+			if a.NestedType != nil {
+				return nil, fmt.Errorf("action %s.%s: nested attributes are not supported here", name, a.Name)
+			}
+			typ, err := typeJSON(a.Type)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", name, a.Name, err)
+			}
+			attr := map[string]any{"type": typ, "description_kind": "markdown"}
+			if a.Description != "" {
+				attr["description"] = a.Description
+			}
+			for flag, set := range map[string]bool{"required": a.Required, "optional": a.Optional, "deprecated": a.Deprecated} {
+				if set {
+					attr[flag] = true
+				}
+			}
+			attrs[a.Name] = attr
+		}
+		b := map[string]any{"attributes": attrs, "description_kind": "markdown"}
+		if block.Description != "" {
+			b["description"] = block.Description
+		}
+		out[name] = map[string]any{"block": b}
+	}
+	return out, nil
+}
+
 // typeJSON is a primitive type as Terraform writes it in JSON.
 func typeJSON(t tftypes.Type) (string, error) {
 	switch {
@@ -167,5 +228,5 @@ func typeJSON(t tftypes.Type) (string, error) {
 	case t.Is(tftypes.Bool):
 		return "bool", nil
 	}
-	return "", fmt.Errorf("identity attribute of type %s", t)
+	return "", fmt.Errorf("attribute of type %s", t)
 }

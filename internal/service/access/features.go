@@ -324,6 +324,29 @@ var Features = []Feature{
 			{Privileges: []string{"Mapping.Modify"}, Path: "/mapping/{kind}", Note: "create and delete a mapping (`pci`, `usb`, `dir`); it also covers changes and reads below it"},
 		},
 	},
+	{
+		// qemu-server src/PVE/API2/Qemu.pm snapshot, delsnapshot, rollback,
+		// update_snapshot_config and pve-container
+		// src/PVE/API2/LXC/Snapshot.pm: VM.Snapshot on /vms/{vmid}; the
+		// list needs VM.Audit (read). A VM's rollback with start also
+		// checks VM.PowerMgmt since qemu-server 9.1.10.
+		Name:    "guest_snapshots",
+		Summary: "`pve_vm_snapshot`, `pve_container_snapshot` and the `pve_guest_snapshot` action.",
+		Grants: []Grant{
+			{Privileges: []string{"VM.Snapshot"}, Path: guestPath, Note: "take a snapshot, change its description, delete it, roll back to it"},
+			{Privileges: []string{"VM.PowerMgmt"}, Path: guestPath, Note: "a VM's rollback with `start`", Only: PVE9},
+		},
+	},
+	{
+		// qemu-server src/PVE/API2/Qemu.pm and pve-container
+		// src/PVE/API2/LXC/Status.pm: every power action checks
+		// VM.PowerMgmt on /vms/{vmid}.
+		Name:    "guest_power",
+		Summary: "The `pve_guest_power` action.",
+		Grants: []Grant{
+			{Privileges: []string{"VM.PowerMgmt"}, Path: guestPath, Note: "start, shutdown, stop, reboot, suspend, resume"},
+		},
+	},
 }
 
 // FeatureNames lists every feature name, in table order.

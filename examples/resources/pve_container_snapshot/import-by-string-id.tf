@@ -1,0 +1,4 @@
+import {
+  to = pve_container_snapshot.before_upgrade
+  id = "pve1/130/before_upgrade"
+}

@@ -1,0 +1,4 @@
+import {
+  to = pve_vm_snapshot.before_upgrade
+  id = "pve1/120/before_upgrade"
+}
