@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -34,8 +35,9 @@ import (
 const RegistryAddress = "registry.terraform.io/proxops/pve"
 
 var (
-	_ provider.Provider              = (*pveProvider)(nil)
-	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
+	_ provider.Provider                  = (*pveProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*pveProvider)(nil)
+	_ provider.ProviderWithListResources = (*pveProvider)(nil)
 )
 
 type pveProvider struct {
@@ -106,6 +108,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	data := fwutil.NewProviderData(client, settings.vmidRange)
 	resp.ResourceData = data
 	resp.DataSourceData = data
+	resp.ListResourceData = data
 }
 
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -151,6 +154,17 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		storagecfg.NewPBSResource,
 		storagecfg.NewBTRFSResource,
 		storagecfg.NewESXiResource,
+	}
+}
+
+// ListResources are the resource types `terraform query` can list
+// (Terraform 1.14 and later).
+func (p *pveProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		qemu.NewVMListResource,
+		qemu.NewVMTemplateListResource,
+		lxc.NewContainerListResource,
+		lxc.NewContainerTemplateListResource,
 	}
 }
 
