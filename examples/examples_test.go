@@ -38,6 +38,13 @@ const (
 // block's identity.
 var identityImportVersion = version.Must(version.NewVersion("1.12.0"))
 
+// queryVersion is the first Terraform that reads .tfquery.hcl files (list
+// blocks, terraform query); older ones ignore them.
+var queryVersion = version.Must(version.NewVersion("1.14.0"))
+
+// queryFileSuffix ends the name of a file of list blocks.
+const queryFileSuffix = ".tfquery.hcl"
+
 // terraformVersion is the version of the terraform binary.
 func terraformVersion(t *testing.T, terraform string, env []string) *version.Version {
 	t.Helper()
@@ -86,6 +93,21 @@ func TestExamples(t *testing.T) {
 			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})
+		if hasQueryFiles(t, dir) {
+			// The list blocks: Terraform 1.14 and later validate them
+			// with the rest of the directory.
+			t.Run("validate-query/"+filepath.ToSlash(dir), func(t *testing.T) {
+				t.Parallel()
+				copyDir := filepath.Join(t.TempDir(), "example")
+				copyExample(t, dir, copyDir, identityImportExample)
+				if v := terraformVersion(t, terraform, env); v.Core().LessThan(queryVersion) {
+					t.Skipf("list blocks need Terraform %s or later, and this is Terraform %s: "+
+						"the %s files of %s not checked", queryVersion, v, queryFileSuffix, dir)
+				}
+				run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+				checkValid(t, run(t, terraform, copyDir, env, "validate", "-query", "-json", "-no-color"))
+			})
+		}
 		if _, err := os.Stat(filepath.Join(dir, identityImportExample)); err != nil {
 			continue
 		}
@@ -155,7 +177,7 @@ func terraformEnv(t *testing.T, work string) []string {
 }
 
 // exampleDirs lists, relative to examples/, every directory holding .tf
-// files.
+// or .tfquery.hcl files.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	var dirs []string
@@ -166,7 +188,7 @@ func exampleDirs(t *testing.T) []string {
 		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "." {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".tf") {
+		if !d.IsDir() && (strings.HasSuffix(d.Name(), ".tf") || strings.HasSuffix(d.Name(), queryFileSuffix)) {
 			dir := filepath.Dir(path)
 			if !slices.Contains(dirs, dir) {
 				dirs = append(dirs, dir)
@@ -179,6 +201,16 @@ func exampleDirs(t *testing.T) []string {
 	}
 	slices.Sort(dirs)
 	return dirs
+}
+
+// hasQueryFiles reports whether dir holds .tfquery.hcl files.
+func hasQueryFiles(t *testing.T, dir string) bool {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(dir, "*"+queryFileSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(matches) > 0
 }
 
 // copyExample copies the files of one example directory (not its
@@ -268,7 +300,8 @@ func checkValid(t *testing.T, out []byte) {
 // missingExamples names the example files the documentation generator
 // expects for every resource, data source and function in the provider's
 // schema but that do not exist. A Terraform older than 1.8 lists no
-// functions, and then none is asked for.
+// functions, and one older than 1.14 no list resources: then none is
+// asked for.
 func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	t.Helper()
 	var schemas struct {
@@ -276,13 +309,17 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 			ResourceSchemas   map[string]json.RawMessage `json:"resource_schemas"`
 			DataSourceSchemas map[string]json.RawMessage `json:"data_source_schemas"`
 			Functions         map[string]json.RawMessage `json:"functions"`
+			ListResources     map[string]json.RawMessage `json:"list_resource_schemas"`
 		} `json:"provider_schemas"`
 	}
 	if err := json.Unmarshal(schemaJSON, &schemas); err != nil {
 		t.Fatalf("parse terraform providers schema -json: %v", err)
 	}
-	var resources, dataSources, functions []string
+	var resources, dataSources, functions, listResources []string
 	for _, p := range schemas.ProviderSchemas {
+		for name := range p.ListResources {
+			listResources = append(listResources, name)
+		}
 		for name := range p.Functions {
 			functions = append(functions, name)
 		}
@@ -308,6 +345,9 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	}
 	for _, name := range functions {
 		want = append(want, filepath.Join("functions", name, "function.tf"))
+	}
+	for _, name := range listResources {
+		want = append(want, filepath.Join("list-resources", name, "list-resource"+queryFileSuffix))
 	}
 	var missing []string
 	for _, path := range want {
