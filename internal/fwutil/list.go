@@ -2,9 +2,12 @@ package fwutil
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -123,4 +126,74 @@ func (id Identity) setValues(ctx context.Context, identity *tfsdk.ResourceIdenti
 		}
 	}
 	return diags
+}
+
+// ConfigureListed configures r, the resource a list resource lists the
+// objects of, with the list resource's provider data, for Listed.
+func ConfigureListed(ctx context.Context, r resource.Resource, providerData any) diag.Diagnostics {
+	c, ok := r.(resource.ResourceWithConfigure)
+	if !ok {
+		return nil
+	}
+	var resp resource.ConfigureResponse
+	c.Configure(ctx, resource.ConfigureRequest{ProviderData: providerData}, &resp)
+	return resp.Diagnostics
+}
+
+// ListNamePattern checks a list filter's shell pattern (`*` for any run
+// of characters, `/` included; `?` for one; `[a-z]` or `[!a-z]` for one of
+// a class or not), an error naming attribute when it is not one.
+func ListNamePattern(pattern, attribute string, diags *diag.Diagnostics) {
+	if _, err := globRegexp(pattern); err != nil {
+		diags.AddAttributeError(path.Root(attribute), "Invalid Name Pattern",
+			fmt.Sprintf("%q is not a valid pattern: %v. Use * for any run of characters, ? for one, [a-z] for one of a class.", pattern, err))
+	}
+}
+
+// ListNameMatches reports whether the whole of name matches pattern
+// (checked with ListNamePattern; "" matches every name).
+func ListNameMatches(pattern, name string) bool {
+	if pattern == "" {
+		return true
+	}
+	re, err := globRegexp(pattern)
+	return err == nil && re.MatchString(name)
+}
+
+// globRegexp is the anchored regular expression of a shell pattern.
+func globRegexp(pattern string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(pattern); i++ {
+		switch c := pattern[i]; c {
+		case '*':
+			b.WriteString(".*")
+		case '?':
+			b.WriteString(".")
+		case '[':
+			end := strings.IndexByte(pattern[i+1:], ']')
+			if end < 0 {
+				return nil, errors.New("a [ without its ]")
+			}
+			class := pattern[i+1 : i+1+end]
+			negate := strings.HasPrefix(class, "!") || strings.HasPrefix(class, "^")
+			if negate {
+				class = class[1:]
+			}
+			if class == "" {
+				return nil, errors.New("an empty [] class")
+			}
+			b.WriteString("[")
+			if negate {
+				b.WriteString("^")
+			}
+			b.WriteString(strings.ReplaceAll(strings.ReplaceAll(class, `\`, `\\`), "[", `\[`))
+			b.WriteString("]")
+			i += end + 1
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
 }

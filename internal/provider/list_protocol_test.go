@@ -143,23 +143,7 @@ func TestListGuests_includeResourceIsTheImport(t *testing.T) {
 		}
 		t.Logf("%s: %d objects in %d reads", typeName, len(results), reads)
 		for _, r := range results {
-			if r.Resource == nil {
-				t.Fatalf("%s %s: no object", typeName, r.DisplayName)
-			}
-			imported := p.ImportByIdentity(t, typeName, r.Identity)
-			listed := p.StateValue(t, typeName, r.Resource)
-			if want := p.StateValue(t, typeName, imported.State); !listed.Equal(want) {
-				t.Errorf("%s %s: listed object differs from the import:\n%s\nimport:\n%s", typeName, r.DisplayName, listed, want)
-			}
-			if got, want := p.IdentityValues(t, typeName, r.Identity), p.IdentityValues(t, typeName, imported.Identity); !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %s: identity %v, import's %v", typeName, r.DisplayName, got, want)
-			}
-			// The generated configuration: the object without its
-			// computed-only attributes, planned against the import.
-			planned := p.Plan(t, typeName, imported.State, p.ConfigFromState(t, typeName, r.Resource))
-			if got := p.StateValue(t, typeName, planned); !got.Equal(p.StateValue(t, typeName, imported.State)) {
-				t.Errorf("%s %s: the generated configuration plans a change:\n%s", typeName, r.DisplayName, got)
-			}
+			checkListedIsImport(t, p, typeName, r)
 		}
 	}
 }
@@ -175,5 +159,66 @@ func TestListGuests_badFilter(t *testing.T) {
 		return d.Severity == tfprotov6.DiagnosticSeverityError
 	}) {
 		t.Errorf("listing with a bad pattern: %+v", results)
+	}
+}
+
+// `list "pve_pool"` finds the pools with one request, filtered by a
+// pattern of their id, each with include_resource as its import reads it.
+func TestListPools(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	ctx := context.Background()
+	for _, id := range []string{"prod", "prod/web", "lab"} {
+		if err := p.Client.CreatePool(ctx, id, "pool "+id); err != nil {
+			t.Fatalf("create pool %s: %v", id, err)
+		}
+	}
+	poolIDs := func(results []acctest.Listed) []string {
+		var out []string
+		for _, r := range results {
+			out = append(out, fmt.Sprint(p.IdentityValues(t, "pve_pool", r.Identity)["poolid"]))
+		}
+		return out
+	}
+	for pattern, want := range map[string][]string{"": {"lab", "prod", "prod/web"}, "prod*": {"prod", "prod/web"}, "prod/*": {"prod/web"}} {
+		filter := map[string]any{}
+		if pattern != "" {
+			filter["poolid"] = pattern
+		}
+		p.Sim.ResetCounters()
+		if got := poolIDs(p.List(t, "pve_pool", filter, false)); !slices.Equal(got, want) {
+			t.Errorf("list pve_pool %q = %v, want %v", pattern, got, want)
+		}
+		if reads, writes := p.Requests(); reads != 1 || writes != 0 {
+			t.Errorf("list pve_pool %q: %d reads, %d writes; want the one GET /pools", pattern, reads, writes)
+		}
+	}
+	for _, r := range p.List(t, "pve_pool", nil, true) {
+		checkListedIsImport(t, p, "pve_pool", r)
+	}
+	acctest.WantError(t, p.ValidateList(t, "pve_pool", map[string]any{"poolid": "[prod"}), "poolid", regexp.MustCompile(`not a valid pattern`))
+}
+
+// checkListedIsImport fails unless the listed object r is the state and
+// identity an import by its identity makes, and the configuration
+// generated from it plans no change against that import.
+func checkListedIsImport(t *testing.T, p *acctest.Protocol, typeName string, r acctest.Listed) {
+	t.Helper()
+	if r.Resource == nil {
+		t.Fatalf("%s %s: no object", typeName, r.DisplayName)
+	}
+	imported := p.ImportByIdentity(t, typeName, r.Identity)
+	listed := p.StateValue(t, typeName, r.Resource)
+	if want := p.StateValue(t, typeName, imported.State); !listed.Equal(want) {
+		t.Errorf("%s %s: listed object differs from the import:\n%s\nimport:\n%s", typeName, r.DisplayName, listed, want)
+	}
+	if got, want := p.IdentityValues(t, typeName, r.Identity), p.IdentityValues(t, typeName, imported.Identity); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s %s: identity %v, import's %v", typeName, r.DisplayName, got, want)
+	}
+	// The generated configuration: the object without its computed-only
+	// attributes, planned against the import.
+	planned := p.Plan(t, typeName, imported.State, p.ConfigFromState(t, typeName, r.Resource))
+	if got := p.StateValue(t, typeName, planned); !got.Equal(p.StateValue(t, typeName, imported.State)) {
+		t.Errorf("%s %s: the generated configuration plans a change:\n%s", typeName, r.DisplayName, got)
 	}
 }

@@ -165,6 +165,7 @@ func (p *pveProvider) ListResources(_ context.Context) []func() list.ListResourc
 		qemu.NewVMTemplateListResource,
 		lxc.NewContainerListResource,
 		lxc.NewContainerTemplateListResource,
+		pool.NewPoolListResource,
 	}
 }
 

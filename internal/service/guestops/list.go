@@ -3,7 +3,6 @@ package guestops
 import (
 	"context"
 	"fmt"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +81,7 @@ func (l *ListResource) ListResourceConfigSchema(_ context.Context, _ list.ListRe
 			"name": schema.StringAttribute{
 				Optional: true,
 				MarkdownDescription: fmt.Sprintf("Only the %ss whose name matches this shell pattern: `*` matches any run of characters, "+
-					"`?` one character, `[a-z]` one of a class (e.g. `web-*`).", what),
+					"`?` one character, `[a-z]` one of a class (e.g. `web-*`). The whole name must match.", what),
 			},
 		},
 	}
@@ -113,12 +112,7 @@ type guestMatcher struct {
 // matches anything (it is known by the time the listing runs).
 func (f listFilter) compile(ctx context.Context, diags *diag.Diagnostics) guestMatcher {
 	m := guestMatcher{node: f.Node.ValueString(), pool: f.Pool.ValueString(), name: f.Name.ValueString()}
-	if m.name != "" {
-		if _, err := path.Match(m.name, ""); err != nil {
-			diags.AddAttributeError(fwpath.Root("name"), "Invalid Name Pattern",
-				fmt.Sprintf("%q is not a valid pattern: %v. Use * for any run of characters, ? for one, [a-z] for one of a class.", m.name, err))
-		}
-	}
+	fwutil.ListNamePattern(m.name, "name", diags)
 	if !f.Tags.IsNull() && !f.Tags.IsUnknown() {
 		var tags []string
 		diags.Append(f.Tags.ElementsAs(ctx, &tags, false)...)
@@ -136,10 +130,8 @@ func (m guestMatcher) matches(g pveapi.Resource) bool {
 	if m.node != "" && g.Node != m.node || m.pool != "" && g.Pool != m.pool {
 		return false
 	}
-	if m.name != "" {
-		if ok, _ := path.Match(m.name, string(g.Name)); !ok {
-			return false
-		}
+	if !fwutil.ListNameMatches(m.name, string(g.Name)) {
+		return false
 	}
 	if len(m.tags) > 0 {
 		// A tag PVE would not accept cannot have been stored: such
@@ -185,11 +177,9 @@ func (l *ListResource) List(ctx context.Context, req list.ListRequest, stream *l
 
 	// Only a full object needs the resource, which reads with the client.
 	r := l.newResource()
-	if c, ok := r.(resource.ResourceWithConfigure); ok && req.IncludeResource {
-		var conf resource.ConfigureResponse
-		c.Configure(ctx, resource.ConfigureRequest{ProviderData: l.data}, &conf)
-		if conf.Diagnostics.HasError() {
-			stream.Results = list.ListResultsStreamDiagnostics(conf.Diagnostics)
+	if req.IncludeResource {
+		if conf := fwutil.ConfigureListed(ctx, r, l.data); conf.HasError() {
+			stream.Results = list.ListResultsStreamDiagnostics(conf)
 			return
 		}
 	}
