@@ -222,3 +222,54 @@ func checkListedIsImport(t *testing.T, p *acctest.Protocol, typeName string, r a
 		t.Errorf("%s %s: the generated configuration plans a change:\n%s", typeName, r.DisplayName, got)
 	}
 }
+
+// The artifact list resources find the files of their content type with
+// one request for the storages and one per storage that holds the type,
+// each with include_resource as its resource imports it.
+func TestListArtifacts(t *testing.T) {
+	t.Parallel()
+	p := acctest.NewProtocol(t)
+	files := map[string]string{
+		"pve_iso":         "debian-13-netinst.iso",
+		"pve_os_template": "debian-13-standard_13.1-1_amd64.tar.zst",
+		"pve_disk_image":  "debian-13-genericcloud-amd64.qcow2",
+	}
+	located := func(typeName string, results []acctest.Listed) []string {
+		var out []string
+		for _, r := range results {
+			id := p.IdentityValues(t, typeName, r.Identity)
+			out = append(out, fmt.Sprintf("%v/%v/%v", id["node"], id["storage"], id["file_name"]))
+		}
+		return out
+	}
+	for typeName, file := range files {
+		// The simulator's nodes each hold the file on their local storage;
+		// its shared storage, which takes the type too, is listed once.
+		cases := []struct {
+			filter map[string]any
+			want   []string
+			reads  int
+		}{
+			{nil, []string{"pve1/local/" + file, "pve2/local/" + file, "pve3/local/" + file}, 5},
+			{map[string]any{"node": "pve2"}, []string{"pve2/local/" + file}, 3},
+			{map[string]any{"storage": "local", "file_name": "debian-13-*"}, []string{"pve1/local/" + file, "pve2/local/" + file, "pve3/local/" + file}, 4},
+			{map[string]any{"file_name": "ubuntu-*"}, nil, 5},
+			{map[string]any{"storage": "local-lvm"}, nil, 1},
+		}
+		for _, c := range cases {
+			p.Sim.ResetCounters()
+			if got := located(typeName, p.List(t, typeName, c.filter, false)); !slices.Equal(got, c.want) {
+				t.Errorf("list %s %v = %v, want %v", typeName, c.filter, got, c.want)
+			}
+			if reads, writes := p.Requests(); reads != c.reads || writes != 0 {
+				t.Errorf("list %s %v: %d reads, %d writes; want %d reads", typeName, c.filter, reads, writes, c.reads)
+			}
+		}
+		results := p.List(t, typeName, map[string]any{"node": "pve1"}, true)
+		if len(results) != 1 {
+			t.Fatalf("%s on pve1: %d results", typeName, len(results))
+		}
+		checkListedIsImport(t, p, typeName, results[0])
+	}
+	acctest.WantError(t, p.ValidateList(t, "pve_iso", map[string]any{"file_name": "[debian"}), "file_name", regexp.MustCompile(`not a valid pattern`))
+}

@@ -166,6 +166,9 @@ func (p *pveProvider) ListResources(_ context.Context) []func() list.ListResourc
 		lxc.NewContainerListResource,
 		lxc.NewContainerTemplateListResource,
 		pool.NewPoolListResource,
+		storage.NewISOListResource,
+		storage.NewOSTemplateListResource,
+		storage.NewDiskImageListResource,
 	}
 }
 
