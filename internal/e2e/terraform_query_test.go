@@ -108,3 +108,53 @@ func checkGeneratedResources(t *testing.T, generated string, addresses []string)
 		t.Logf("generated configuration:\n%s", generated)
 	}
 }
+
+// TestTerraformQueryTemplatesPoolsAndFiles adopts what guests use with
+// terraform query: the VM template, the pool and the ISO images listed
+// with include_resource generate configuration whose apply imports them
+// and writes nothing, and the next plan is empty. Needs Terraform 1.14 or
+// later.
+func TestTerraformQueryTemplatesPoolsAndFiles(t *testing.T) {
+	t.Parallel()
+	needsQuery(t)
+	e, _ := adoptionEnv(t)
+	e.sim.ReportStats()
+	before := snapshotGuestConfigs(e.sim)
+
+	e.write(e.dir, "")
+	writeAdoptionFile(t, e.dir, "discover.tfquery.hcl", `
+list "pve_vm_template" "all" {
+  provider         = pve
+  include_resource = true
+}
+
+list "pve_pool" "all" {
+  provider         = pve
+  include_resource = true
+}
+
+list "pve_iso" "pve1" {
+  provider         = pve
+  include_resource = true
+  config {
+    node = "pve1"
+  }
+}
+`)
+	r := e.run(e.dir, "query", "-no-color", "-generate-config-out=generated.tf")
+	if r.exitCode != 0 {
+		t.Fatalf("terraform query failed (exit %d):\n%s", r.exitCode, r.output)
+	}
+	generated := readAdoptionFile(t, e.dir, "generated.tf")
+	for _, want := range []string{`resource "pve_vm_template"`, `resource "pve_pool"`, `resource "pve_iso"`, `poolid = "prod"`, `name = "golden-image"`} {
+		if !strings.Contains(strings.Join(strings.Fields(generated), " "), want) {
+			t.Errorf("the generated configuration has no %s:\n%s", want, generated)
+		}
+	}
+	apply := e.apply(e.dir, 4)
+	if apply.exitCode != 0 || !strings.Contains(apply.output, " imported, 0 added, 0 changed, 0 destroyed.") {
+		t.Fatalf("adopting apply (exit %d):\n%s\ngenerated configuration:\n%s", apply.exitCode, apply.output, generated)
+	}
+	checkGuestsUnchanged(t, before, snapshotGuestConfigs(e.sim))
+	e.mustPlanEmpty(e.dir)
+}
