@@ -4,14 +4,19 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"slices"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/proxops/terraform-provider-pve/internal/acctest"
+	"github.com/proxops/terraform-provider-pve/internal/provider"
 	"github.com/proxops/terraform-provider-pve/internal/pveapi"
 )
 
@@ -278,4 +283,48 @@ func TestListArtifacts(t *testing.T) {
 		checkListedIsImport(t, p, typeName, results[0])
 	}
 	acctest.WantError(t, p.ValidateList(t, "pve_iso", map[string]any{"file_name": "[debian"}), "file_name", regexp.MustCompile(`not a valid pattern`))
+}
+
+// Every list resource lists a resource type the provider has, describes
+// each filter for its documentation page and has the example the page is
+// made from (the examples test checks that only with Terraform 1.14 or
+// later, which reports list resources).
+func TestEveryListResourceIsDocumented(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	p := provider.New("test")()
+	withLists, ok := p.(interface {
+		ListResources(context.Context) []func() list.ListResource
+	})
+	if !ok {
+		t.Fatal("the provider has no list resources")
+	}
+	resources := map[string]bool{}
+	for _, newResource := range p.Resources(ctx) {
+		var meta resource.MetadataResponse
+		newResource().Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "pve"}, &meta)
+		resources[meta.TypeName] = true
+	}
+	for _, newList := range withLists.ListResources(ctx) {
+		l := newList()
+		var meta resource.MetadataResponse
+		l.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: "pve"}, &meta)
+		if !resources[meta.TypeName] {
+			t.Errorf("list resource %s lists no resource type of the provider", meta.TypeName)
+		}
+		var s list.ListResourceSchemaResponse
+		l.ListResourceConfigSchema(ctx, list.ListResourceSchemaRequest{}, &s)
+		if s.Schema.MarkdownDescription == "" {
+			t.Errorf("list resource %s has no description", meta.TypeName)
+		}
+		for name, a := range s.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("list resource %s: %s has no description", meta.TypeName, name)
+			}
+		}
+		example := filepath.Join("..", "..", "examples", "list-resources", meta.TypeName, "list-resource.tfquery.hcl")
+		if _, err := os.Stat(example); err != nil {
+			t.Errorf("list resource %s has no example: %v", meta.TypeName, err)
+		}
+	}
 }
