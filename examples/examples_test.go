@@ -74,7 +74,13 @@ const requiredProvidersFile = `terraform {
 `
 
 func TestExamples(t *testing.T) {
-	terraform, err := exec.LookPath("terraform")
+	// TF_ACC_TERRAFORM_PATH, as for the Terraform-level tests: make
+	// test-modern validates the examples with the newer CLI too.
+	name := "terraform"
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
+		name = path
+	}
+	terraform, err := exec.LookPath(name)
 	if err != nil {
 		t.Fatal("terraform is not on PATH: validating the examples needs Terraform >= 1.5 (or OpenTofu installed as terraform)")
 	}
