@@ -23,8 +23,8 @@ import (
 const listCTTemplate = "local:vztmpl/debian-13-standard_13.1-1_amd64.tar.zst"
 
 // plantGuests makes guests through PVE's API, as an administrator does,
-// none of them known to Terraform: three VMs on two nodes, a VM template
-// and a container, some in the pool prod.
+// none of them known to Terraform: three VMs on two nodes, a VM template,
+// a container and a container template, some in the pool prod.
 func plantGuests(t *testing.T, p *acctest.Protocol) {
 	t.Helper()
 	ctx := context.Background()
@@ -63,6 +63,11 @@ func plantGuests(t *testing.T, p *acctest.Protocol) {
 	}
 	create("pve2", pveapi.GuestTypeLXC, 401, "hostname", "dns-01", "ostemplate", listCTTemplate, "tags", "prod",
 		"pool", "prod", "rootfs", "local-lvm:2", "net0", "name=eth0,bridge=vmbr0,ip=dhcp")
+	create("pve1", pveapi.GuestTypeLXC, 402, "hostname", "base-ct", "ostemplate", listCTTemplate, "tags", "prod",
+		"rootfs", "local-lvm:2", "net0", "name=eth0,bridge=vmbr0,ip=dhcp")
+	if err := p.Client.TemplateLXC(ctx, "pve1", 402); err != nil {
+		t.Fatalf("template 402: %v", err)
+	}
 	// /cluster/resources names a guest once pvestatd has reported it.
 	p.Sim.ReportStats()
 }
@@ -106,7 +111,8 @@ func TestListGuests_filters(t *testing.T) {
 		{"pve_vm_template", nil, []string{"pve1/304"}},
 		{"pve_container", nil, []string{"pve2/401"}},
 		{"pve_container", map[string]any{"pool": "prod", "tags": []string{"prod"}}, []string{"pve2/401"}},
-		{"pve_container_template", nil, nil},
+		{"pve_container_template", nil, []string{"pve1/402"}},
+		{"pve_container_template", map[string]any{"name": "web-*"}, nil},
 	}
 	for _, c := range cases {
 		p.Sim.ResetCounters()
@@ -135,7 +141,7 @@ func TestListGuests_includeResourceIsTheImport(t *testing.T) {
 	t.Parallel()
 	p := acctest.NewProtocol(t)
 	plantGuests(t, p)
-	for _, typeName := range []string{"pve_vm", "pve_vm_template", "pve_container"} {
+	for _, typeName := range []string{"pve_vm", "pve_vm_template", "pve_container", "pve_container_template"} {
 		p.Reconfigure(t)
 		p.Sim.ResetCounters()
 		results := p.List(t, typeName, nil, true)
