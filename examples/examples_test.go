@@ -42,6 +42,13 @@ var identityImportVersion = version.Must(version.NewVersion("1.12.0"))
 // the examples under actions/ are.
 var actionVersion = version.Must(version.NewVersion("1.14.0"))
 
+// queryVersion is the first Terraform that reads .tfquery.hcl files (list
+// blocks, terraform query); older ones ignore them.
+var queryVersion = version.Must(version.NewVersion("1.14.0"))
+
+// queryFileSuffix ends the name of a file of list blocks.
+const queryFileSuffix = ".tfquery.hcl"
+
 // terraformVersion is the version of the terraform binary.
 func terraformVersion(t *testing.T, terraform string, env []string) *version.Version {
 	t.Helper()
@@ -71,7 +78,13 @@ const requiredProvidersFile = `terraform {
 `
 
 func TestExamples(t *testing.T) {
-	terraform, err := exec.LookPath("terraform")
+	// TF_ACC_TERRAFORM_PATH, as for the Terraform-level tests: make
+	// test-modern validates the examples with the newer CLI too.
+	name := "terraform"
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
+		name = path
+	}
+	terraform, err := exec.LookPath(name)
 	if err != nil {
 		t.Fatal("terraform is not on PATH: validating the examples needs Terraform >= 1.5 (or OpenTofu installed as terraform)")
 	}
@@ -96,6 +109,21 @@ func TestExamples(t *testing.T) {
 			}
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})
+		if hasQueryFiles(t, dir) {
+			// The list blocks: Terraform 1.14 and later validate them
+			// with the rest of the directory.
+			t.Run("validate-query/"+filepath.ToSlash(dir), func(t *testing.T) {
+				t.Parallel()
+				copyDir := filepath.Join(t.TempDir(), "example")
+				copyExample(t, dir, copyDir, identityImportExample)
+				if v := terraformVersion(t, terraform, env); v.Core().LessThan(queryVersion) {
+					t.Skipf("list blocks need Terraform %s or later, and this is Terraform %s: "+
+						"the %s files of %s not checked", queryVersion, v, queryFileSuffix, dir)
+				}
+				run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
+				checkValid(t, run(t, terraform, copyDir, env, "validate", "-query", "-json", "-no-color"))
+			})
+		}
 		if _, err := os.Stat(filepath.Join(dir, identityImportExample)); err != nil {
 			continue
 		}
@@ -165,7 +193,7 @@ func terraformEnv(t *testing.T, work string) []string {
 }
 
 // exampleDirs lists, relative to examples/, every directory holding .tf
-// files.
+// or .tfquery.hcl files.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
 	var dirs []string
@@ -176,7 +204,7 @@ func exampleDirs(t *testing.T) []string {
 		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && path != "." {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(d.Name(), ".tf") {
+		if !d.IsDir() && (strings.HasSuffix(d.Name(), ".tf") || strings.HasSuffix(d.Name(), queryFileSuffix)) {
 			dir := filepath.Dir(path)
 			if !slices.Contains(dirs, dir) {
 				dirs = append(dirs, dir)
@@ -189,6 +217,16 @@ func exampleDirs(t *testing.T) []string {
 	}
 	slices.Sort(dirs)
 	return dirs
+}
+
+// hasQueryFiles reports whether dir holds .tfquery.hcl files.
+func hasQueryFiles(t *testing.T, dir string) bool {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(dir, "*"+queryFileSuffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(matches) > 0
 }
 
 // copyExample copies the files of one example directory (not its
@@ -278,7 +316,8 @@ func checkValid(t *testing.T, out []byte) {
 // missingExamples names the example files the documentation generator
 // expects for every resource, data source and function in the provider's
 // schema but that do not exist. A Terraform older than 1.8 lists no
-// functions, one older than 1.14 no actions, and then none is asked for.
+// functions, and one older than 1.14 no actions or list resources: then
+// none is asked for.
 func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	t.Helper()
 	var schemas struct {
@@ -287,15 +326,19 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 			DataSourceSchemas map[string]json.RawMessage `json:"data_source_schemas"`
 			Functions         map[string]json.RawMessage `json:"functions"`
 			ActionSchemas     map[string]json.RawMessage `json:"action_schemas"`
+			ListResources     map[string]json.RawMessage `json:"list_resource_schemas"`
 		} `json:"provider_schemas"`
 	}
 	if err := json.Unmarshal(schemaJSON, &schemas); err != nil {
 		t.Fatalf("parse terraform providers schema -json: %v", err)
 	}
-	var resources, dataSources, functions, actions []string
+	var resources, dataSources, functions, actions, listResources []string
 	for _, p := range schemas.ProviderSchemas {
 		for name := range p.ActionSchemas {
 			actions = append(actions, name)
+		}
+		for name := range p.ListResources {
+			listResources = append(listResources, name)
 		}
 		for name := range p.Functions {
 			functions = append(functions, name)
@@ -325,6 +368,9 @@ func missingExamples(t *testing.T, schemaJSON []byte) []string {
 	}
 	for _, name := range actions {
 		want = append(want, filepath.Join("actions", name, "action.tf"))
+	}
+	for _, name := range listResources {
+		want = append(want, filepath.Join("list-resources", name, "list-resource"+queryFileSuffix))
 	}
 	var missing []string
 	for _, path := range want {

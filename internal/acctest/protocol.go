@@ -23,6 +23,8 @@ type Protocol struct {
 	Client *pveapi.Client
 
 	resourceTypes map[string]tftypes.Type
+	// listTypes are the list resources' config types.
+	listTypes map[string]tftypes.Type
 	// providerConfig is what ConfigureProvider was given, for Reconfigure.
 	providerConfig *tfprotov6.DynamicValue
 }
@@ -84,7 +86,11 @@ func newProtocol(tb testing.TB, pveVersion string) *Protocol {
 	for name, s := range schemas.ResourceSchemas {
 		types[name] = s.ValueType()
 	}
-	p := &Protocol{Server: server, Sim: sim, Client: client, resourceTypes: types, providerConfig: &dv}
+	listTypes := map[string]tftypes.Type{}
+	for name, s := range schemas.ListResourceSchemas {
+		listTypes[name] = s.ValueType()
+	}
+	p := &Protocol{Server: server, Sim: sim, Client: client, resourceTypes: types, listTypes: listTypes, providerConfig: &dv}
 	p.Reconfigure(tb)
 	return p
 }

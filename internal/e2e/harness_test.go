@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 // the directory the dev_overrides point at.
 func providerPlugins(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("terraform"); err != nil {
+	if _, err := exec.LookPath(terraformBinary()); err != nil {
 		t.Fatal("terraform is not on PATH: these tests run the real binary")
 	}
 	buildOnce.Do(func() {
@@ -58,6 +58,16 @@ func providerPlugins(t *testing.T) string {
 		t.Fatalf("build provider: %v\n%s", buildErr, buildOutput)
 	}
 	return pluginDir
+}
+
+// terraformBinary is the terraform the tests run: TF_ACC_TERRAFORM_PATH
+// when set (as for the Terraform-level tests, so that make test-modern
+// runs these with the newer CLI too), else terraform on PATH.
+func terraformBinary() string {
+	if path := os.Getenv("TF_ACC_TERRAFORM_PATH"); path != "" {
+		return path
+	}
+	return "terraform"
 }
 
 // env is one simulator and a terraform working directory configured for it.
@@ -185,7 +195,7 @@ type tfResult struct {
 
 // command prepares terraform in dir; the caller starts it.
 func (e *env) command(ctx context.Context, dir string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	cmd := exec.CommandContext(ctx, "terraform", append([]string{"-chdir=" + dir}, args...)...)
+	cmd := exec.CommandContext(ctx, terraformBinary(), append([]string{"-chdir=" + dir}, args...)...)
 	cmd.Env = append(os.Environ(),
 		"TF_CLI_CONFIG_FILE="+e.cliConf,
 		"TF_IN_AUTOMATION=1",

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/list"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -40,6 +41,9 @@ var (
 	_ provider.Provider              = (*pveProvider)(nil)
 	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
 	_ provider.ProviderWithActions   = (*pveProvider)(nil)
+	_ provider.Provider                  = (*pveProvider)(nil)
+	_ provider.ProviderWithFunctions     = (*pveProvider)(nil)
+	_ provider.ProviderWithListResources = (*pveProvider)(nil)
 )
 
 type pveProvider struct {
@@ -111,6 +115,7 @@ func (p *pveProvider) Configure(ctx context.Context, req provider.ConfigureReque
 	resp.ResourceData = data
 	resp.DataSourceData = data
 	resp.ActionData = data
+	resp.ListResourceData = data
 }
 
 func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
@@ -167,6 +172,21 @@ func (p *pveProvider) Resources(_ context.Context) []func() resource.Resource {
 		sdn.NewSubnetResource,
 		snapshot.NewVMSnapshotResource,
 		snapshot.NewContainerSnapshotResource,
+	}
+}
+
+// ListResources are the resource types `terraform query` can list
+// (Terraform 1.14 and later).
+func (p *pveProvider) ListResources(_ context.Context) []func() list.ListResource {
+	return []func() list.ListResource{
+		qemu.NewVMListResource,
+		qemu.NewVMTemplateListResource,
+		lxc.NewContainerListResource,
+		lxc.NewContainerTemplateListResource,
+		pool.NewPoolListResource,
+		storage.NewISOListResource,
+		storage.NewOSTemplateListResource,
+		storage.NewDiskImageListResource,
 	}
 }
 

@@ -6,6 +6,8 @@
 // are missing from its output, and tfplugindocs refuses a resource's
 // import-by-identity example; docschema then adds them from the provider
 // itself, so the pages come out the same whichever Terraform is used.
+// The list resources' schemas (Terraform 1.14 and later) are added the
+// same way.
 //
 //	go run ./tools/docschema -out FILE
 //
@@ -61,6 +63,10 @@ func run(out string) error {
 	if err != nil {
 		return err
 	}
+	lists, err := listResourceSchemas()
+	if err != nil {
+		return err
+	}
 	schemas, _ := doc["provider_schemas"].(map[string]any)
 	if len(schemas) == 0 {
 		return errors.New("terraform reported no provider schema")
@@ -77,6 +83,9 @@ func run(out string) error {
 		// shows them whichever Terraform made the schema.
 		if _, has := ps["action_schemas"]; !has {
 			ps["action_schemas"] = actions
+		}
+		if _, has := ps["list_resource_schemas"]; !has {
+			ps["list_resource_schemas"] = lists
 		}
 	}
 	encoded, err := json.Marshal(doc)
@@ -229,4 +238,61 @@ func typeJSON(t tftypes.Type) (string, error) {
 		return "bool", nil
 	}
 	return "", fmt.Errorf("attribute of type %s", t)
+}
+
+// listResourceSchemas are the provider's list resource schemas in the
+// JSON form of `terraform providers schema -json`: a block of attributes
+// (list blocks' configs have no nested blocks).
+func listResourceSchemas() (map[string]any, error) {
+	server, err := providerserver.NewProtocol6WithError(provider.New("docs")())()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := server.GetProviderSchema(context.Background(), &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range resp.Diagnostics {
+		if d.Severity == tfprotov6.DiagnosticSeverityError {
+			return nil, fmt.Errorf("provider schema: %s: %s", d.Summary, d.Detail)
+		}
+	}
+	out := make(map[string]any, len(resp.ListResourceSchemas))
+	for name, s := range resp.ListResourceSchemas {
+		if len(s.Block.BlockTypes) > 0 {
+			return nil, fmt.Errorf("list resource %s: nested blocks are not supported here", name)
+		}
+		attrs := make(map[string]any, len(s.Block.Attributes))
+		for _, a := range s.Block.Attributes {
+			typ, err := json.Marshal(a.Type)
+			if err != nil {
+				return nil, fmt.Errorf("%s.%s: %w", name, a.Name, err)
+			}
+			attr := map[string]any{"type": json.RawMessage(typ)}
+			setDescription(attr, a.Description, a.DescriptionKind)
+			for flag, set := range map[string]bool{"required": a.Required, "optional": a.Optional, "computed": a.Computed, "sensitive": a.Sensitive} {
+				if set {
+					attr[flag] = true
+				}
+			}
+			attrs[a.Name] = attr
+		}
+		block := map[string]any{"attributes": attrs}
+		setDescription(block, s.Block.Description, s.Block.DescriptionKind)
+		out[name] = map[string]any{"version": s.Version, "block": block}
+	}
+	return out, nil
+}
+
+// setDescription sets m's description and its kind, as Terraform writes
+// them.
+func setDescription(m map[string]any, text string, kind tfprotov6.StringKind) {
+	if text == "" {
+		return
+	}
+	m["description"] = text
+	m["description_kind"] = "plain"
+	if kind == tfprotov6.StringKindMarkdown {
+		m["description_kind"] = "markdown"
+	}
 }
