@@ -3,10 +3,8 @@ package storagecfg
 import (
 	"context"
 	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -33,62 +31,55 @@ type declared struct {
 	unknown map[string]bool
 }
 
-func readOptions(ctx context.Context, g attrGetter, st wire.StorageType, diags *diag.Diagnostics) declared {
-	d := declared{opts: map[string]string{}, unknown: map[string]bool{}}
+// typedOptions is the type's options fwutil reads and writes: all but the
+// sensitive ones and the retention (an object, see readOptions).
+func typedOptions(st wire.StorageType) []fwutil.TypedOption {
+	var out []fwutil.TypedOption
 	for _, o := range st.Options {
-		if o.Sensitive {
+		if o.Sensitive || o.Kind == wire.StoragePrune {
 			continue
 		}
-		at := path.Root(wire.StorageAttributeName(o.Key))
-		var v attr.Value
+		t := fwutil.TypedOption{Key: o.Key, Attribute: wire.StorageAttributeName(o.Key), Join: joinList, Split: wire.SplitStorageList}
 		switch o.Kind {
 		case wire.StorageBool:
-			var b types.Bool
-			diags.Append(g.GetAttribute(ctx, at, &b)...)
-			if !b.IsNull() && !b.IsUnknown() {
-				d.opts[o.Key] = wire.Bool(b.ValueBool())
-			}
-			v = b
+			t.Kind = fwutil.OptionBool
 		case wire.StorageInt:
-			var n types.Int64
-			diags.Append(g.GetAttribute(ctx, at, &n)...)
-			if !n.IsNull() && !n.IsUnknown() {
-				d.opts[o.Key] = strconv.FormatInt(n.ValueInt64(), 10)
-			}
-			v = n
+			t.Kind = fwutil.OptionInt
 		case wire.StorageList:
-			var set types.Set
-			diags.Append(g.GetAttribute(ctx, at, &set)...)
-			if !set.IsNull() && !set.IsUnknown() {
-				var items []string
-				diags.Append(set.ElementsAs(ctx, &items, false)...)
-				d.opts[o.Key] = joinList(items)
-			}
-			v = set
-		case wire.StoragePrune:
-			var r *fwutil.Retention
-			var obj types.Object
-			diags.Append(g.GetAttribute(ctx, at, &obj)...)
-			if obj.IsUnknown() {
-				d.unknown[o.Key] = true
-				continue
-			}
-			diags.Append(g.GetAttribute(ctx, at, &r)...)
-			if s := r.PropertyString(); s != "" {
-				d.opts[o.Key] = s
-			}
-			continue
-		default:
-			var s types.String
-			diags.Append(g.GetAttribute(ctx, at, &s)...)
-			if !s.IsNull() && !s.IsUnknown() {
-				d.opts[o.Key] = s.ValueString()
-			}
-			v = s
+			t.Kind = fwutil.OptionList
 		}
-		if v != nil && v.IsUnknown() {
-			d.unknown[o.Key] = true
+		out = append(out, t)
+	}
+	return out
+}
+
+// hasRetention tells whether the type takes prune-backups.
+func hasRetention(st wire.StorageType) bool {
+	for _, o := range st.Options {
+		if o.Kind == wire.StoragePrune && !o.Sensitive {
+			return true
 		}
+	}
+	return false
+}
+
+func readOptions(ctx context.Context, g attrGetter, st wire.StorageType, diags *diag.Diagnostics) declared {
+	var d declared
+	d.opts, d.unknown = fwutil.ReadTypedOptions(ctx, g, typedOptions(st), diags)
+	if !hasRetention(st) {
+		return d
+	}
+	at := path.Root(wire.StorageAttributeName(wire.StorageKeyPrune))
+	var obj types.Object
+	diags.Append(g.GetAttribute(ctx, at, &obj)...)
+	if obj.IsUnknown() {
+		d.unknown[wire.StorageKeyPrune] = true
+		return d
+	}
+	var r *fwutil.Retention
+	diags.Append(g.GetAttribute(ctx, at, &r)...)
+	if s := r.PropertyString(); s != "" {
+		d.opts[wire.StorageKeyPrune] = s
 	}
 	return d
 }
@@ -104,20 +95,13 @@ func joinList(items []string) string {
 // type's default content), lists sorted, booleans 1/0.
 func normalizeOptions(st wire.StorageType, opts map[string]string) map[string]string {
 	out := map[string]string{}
-	for _, o := range st.Options {
-		v, ok := opts[o.Key]
-		if !ok || o.Sensitive {
-			continue
+	for _, o := range typedOptions(st) {
+		if v, ok := opts[o.Key]; ok {
+			out[o.Key] = fwutil.TypedWireForm(o, v)
 		}
-		switch o.Kind {
-		case wire.StorageList:
-			v = joinList(wire.SplitStorageList(v))
-		case wire.StorageBool:
-			if b, err := wire.ParseBool(v); err == nil {
-				v = wire.Bool(b)
-			}
-		}
-		out[o.Key] = v
+	}
+	if v, ok := opts[wire.StorageKeyPrune]; ok && hasRetention(st) {
+		out[wire.StorageKeyPrune] = v
 	}
 	return out
 }
@@ -126,45 +110,9 @@ func normalizeOptions(st wire.StorageType, opts map[string]string) map[string]st
 // is null.
 func setOptions(ctx context.Context, s attrSetter, st wire.StorageType, opts map[string]string, diags *diag.Diagnostics) {
 	opts = normalizeOptions(st, opts)
-	for _, o := range st.Options {
-		if o.Sensitive {
-			continue
-		}
-		at := path.Root(wire.StorageAttributeName(o.Key))
-		v, ok := opts[o.Key]
-		switch o.Kind {
-		case wire.StorageBool:
-			b := types.BoolNull()
-			if ok {
-				b = types.BoolValue(v == "1")
-			}
-			diags.Append(s.SetAttribute(ctx, at, b)...)
-		case wire.StorageInt:
-			n := types.Int64Null()
-			if ok {
-				if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-					n = types.Int64Value(i)
-				}
-			}
-			diags.Append(s.SetAttribute(ctx, at, n)...)
-		case wire.StorageList:
-			set := types.SetNull(types.StringType)
-			if ok {
-				var elems []attr.Value
-				for _, item := range wire.SplitStorageList(v) {
-					elems = append(elems, types.StringValue(item))
-				}
-				set = types.SetValueMust(types.StringType, elems)
-			}
-			diags.Append(s.SetAttribute(ctx, at, set)...)
-		case wire.StoragePrune:
-			diags.Append(s.SetAttribute(ctx, at, fwutil.RetentionFromOption(v))...)
-		default:
-			str := types.StringNull()
-			if ok {
-				str = types.StringValue(v)
-			}
-			diags.Append(s.SetAttribute(ctx, at, str)...)
-		}
+	fwutil.SetTypedOptions(ctx, s, typedOptions(st), opts, diags)
+	if hasRetention(st) {
+		at := path.Root(wire.StorageAttributeName(wire.StorageKeyPrune))
+		diags.Append(s.SetAttribute(ctx, at, fwutil.RetentionFromOption(opts[wire.StorageKeyPrune]))...)
 	}
 }
