@@ -27,6 +27,20 @@ const (
 	OptionList
 )
 
+// KindOf is the OptionKind of a family's wire kind k, given the family's
+// boolean, integer and list kinds; any other kind is a string.
+func KindOf[K comparable](k, boolKind, intKind, listKind K) OptionKind {
+	switch k {
+	case boolKind:
+		return OptionBool
+	case intKind:
+		return OptionInt
+	case listKind:
+		return OptionList
+	}
+	return OptionString
+}
+
 // TypedOption is one option of a table-driven resource: PVE's key, the
 // root attribute that holds it and its kind.
 type TypedOption struct {

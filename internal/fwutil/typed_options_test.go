@@ -144,3 +144,19 @@ func TestTypedWireForm(t *testing.T) {
 		}
 	}
 }
+
+func TestKindOf(t *testing.T) {
+	type kind int
+	const (
+		str kind = iota
+		boolean
+		integer
+		list
+		other
+	)
+	for k, want := range map[kind]OptionKind{str: OptionString, boolean: OptionBool, integer: OptionInt, list: OptionList, other: OptionString} {
+		if got := KindOf(k, boolean, integer, list); got != want {
+			t.Errorf("KindOf(%d) = %d, want %d", k, got, want)
+		}
+	}
+}

@@ -15,27 +15,22 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/setvalidator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
+	"github.com/proxops/terraform-provider-pve/internal/fwutil"
 	"github.com/proxops/terraform-provider-pve/internal/wire"
 )
 
 // attrGetter is what plan, state and configuration have in common.
-type attrGetter interface {
-	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
-}
+type attrGetter = fwutil.AttributeGetter
 
 // attrSetter is a state or plan.
-type attrSetter interface {
-	SetAttribute(ctx context.Context, p path.Path, val any) diag.Diagnostics
-}
+type attrSetter = fwutil.AttributeSetter
 
 // declared is the options a plan, state or configuration holds, in wire
 // form (lists sorted, booleans 1/0); unknown values are listed apart.
@@ -44,55 +39,26 @@ type declared struct {
 	unknown map[string]bool
 }
 
-// readOptions reads the table's options from g.
-func readOptions(ctx context.Context, g attrGetter, options []wire.SDNOption, diags *diag.Diagnostics) declared {
-	d := declared{opts: map[string]string{}, unknown: map[string]bool{}}
+// typedOptions is the table as fwutil reads and writes it.
+func typedOptions(options []wire.SDNOption) []fwutil.TypedOption {
+	out := make([]fwutil.TypedOption, 0, len(options))
 	for _, o := range options {
-		at := path.Root(wire.SDNAttributeName(o.Key))
-		var v attr.Value
-		switch o.Kind {
-		case wire.SDNBool:
-			var b types.Bool
-			diags.Append(g.GetAttribute(ctx, at, &b)...)
-			if !b.IsNull() && !b.IsUnknown() {
-				d.opts[o.Key] = wire.Bool(b.ValueBool())
-			}
-			v = b
-		case wire.SDNInt:
-			var n types.Int64
-			diags.Append(g.GetAttribute(ctx, at, &n)...)
-			if !n.IsNull() && !n.IsUnknown() {
-				d.opts[o.Key] = strconv.FormatInt(n.ValueInt64(), 10)
-			}
-			v = n
-		case wire.SDNNodeList:
-			var set types.Set
-			diags.Append(g.GetAttribute(ctx, at, &set)...)
-			if !set.IsNull() && !set.IsUnknown() {
-				var items []string
-				diags.Append(set.ElementsAs(ctx, &items, false)...)
-				d.opts[o.Key] = joinSorted(items)
-			}
-			v = set
-		default:
-			var s types.String
-			diags.Append(g.GetAttribute(ctx, at, &s)...)
-			if !s.IsNull() && !s.IsUnknown() {
-				d.opts[o.Key] = s.ValueString()
-			}
-			v = s
-		}
-		if v != nil && v.IsUnknown() {
-			d.unknown[o.Key] = true
-		}
+		out = append(out, typedOption(o))
 	}
-	return d
+	return out
 }
 
-func joinSorted(items []string) string {
-	items = append([]string(nil), items...)
-	sort.Strings(items)
-	return strings.Join(items, ",")
+// typedOption is one option as fwutil reads and writes it.
+func typedOption(o wire.SDNOption) fwutil.TypedOption {
+	return fwutil.TypedOption{Key: o.Key, Attribute: wire.SDNAttributeName(o.Key),
+		Kind: fwutil.KindOf(o.Kind, wire.SDNBool, wire.SDNInt, wire.SDNNodeList), Join: wire.JoinSDNList, Split: wire.SplitSDNNodeList}
+}
+
+// readOptions reads the table's options from g.
+func readOptions(ctx context.Context, g attrGetter, options []wire.SDNOption, diags *diag.Diagnostics) declared {
+	var d declared
+	d.opts, d.unknown = fwutil.ReadTypedOptions(ctx, g, typedOptions(options), diags)
+	return d
 }
 
 // wireValue turns a value of PVE's JSON answer into the wire form
@@ -118,16 +84,10 @@ func wireValue(o wire.SDNOption, v any) (string, bool) {
 	default:
 		s = fmt.Sprint(x)
 	}
-	switch o.Kind {
-	case wire.SDNBool:
-		if b, err := wire.ParseBool(s); err == nil {
-			s = wire.Bool(b)
-		}
-	case wire.SDNNodeList:
-		s = joinSorted(wire.SplitSDNNodeList(s))
-		if s == "" {
-			return "", false
-		}
+	t := typedOption(o)
+	s = fwutil.TypedWireForm(t, s)
+	if t.Kind == fwutil.OptionList && s == "" {
+		return "", false
 	}
 	return s, true
 }
@@ -145,42 +105,7 @@ func optionsFromAPI(options []wire.SDNOption, values map[string]any) map[string]
 
 // setOptions writes opts into s: an option PVE does not hold is null.
 func setOptions(ctx context.Context, s attrSetter, options []wire.SDNOption, opts map[string]string, diags *diag.Diagnostics) {
-	for _, o := range options {
-		at := path.Root(wire.SDNAttributeName(o.Key))
-		v, ok := opts[o.Key]
-		switch o.Kind {
-		case wire.SDNBool:
-			b := types.BoolNull()
-			if ok {
-				b = types.BoolValue(v == "1")
-			}
-			diags.Append(s.SetAttribute(ctx, at, b)...)
-		case wire.SDNInt:
-			n := types.Int64Null()
-			if ok {
-				if i, err := strconv.ParseInt(v, 10, 64); err == nil {
-					n = types.Int64Value(i)
-				}
-			}
-			diags.Append(s.SetAttribute(ctx, at, n)...)
-		case wire.SDNNodeList:
-			set := types.SetNull(types.StringType)
-			if ok {
-				var elems []attr.Value
-				for _, item := range wire.SplitSDNNodeList(v) {
-					elems = append(elems, types.StringValue(item))
-				}
-				set = types.SetValueMust(types.StringType, elems)
-			}
-			diags.Append(s.SetAttribute(ctx, at, set)...)
-		default:
-			str := types.StringNull()
-			if ok {
-				str = types.StringValue(v)
-			}
-			diags.Append(s.SetAttribute(ctx, at, str)...)
-		}
-	}
+	fwutil.SetTypedOptions(ctx, s, typedOptions(options), opts, diags)
 }
 
 // createForm is the form of a create: every declared option.

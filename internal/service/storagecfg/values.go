@@ -14,14 +14,10 @@ import (
 )
 
 // attrGetter is what plan, state and configuration have in common.
-type attrGetter interface {
-	GetAttribute(ctx context.Context, p path.Path, target any) diag.Diagnostics
-}
+type attrGetter = fwutil.AttributeGetter
 
 // attrSetter is a state.
-type attrSetter interface {
-	SetAttribute(ctx context.Context, p path.Path, val any) diag.Diagnostics
-}
+type attrSetter = fwutil.AttributeSetter
 
 // declared is the options a plan, state or configuration holds, in the
 // form a write sends them (lists sorted); unknown values are listed apart
@@ -39,16 +35,8 @@ func typedOptions(st wire.StorageType) []fwutil.TypedOption {
 		if o.Sensitive || o.Kind == wire.StoragePrune {
 			continue
 		}
-		t := fwutil.TypedOption{Key: o.Key, Attribute: wire.StorageAttributeName(o.Key), Join: joinList, Split: wire.SplitStorageList}
-		switch o.Kind {
-		case wire.StorageBool:
-			t.Kind = fwutil.OptionBool
-		case wire.StorageInt:
-			t.Kind = fwutil.OptionInt
-		case wire.StorageList:
-			t.Kind = fwutil.OptionList
-		}
-		out = append(out, t)
+		out = append(out, fwutil.TypedOption{Key: o.Key, Attribute: wire.StorageAttributeName(o.Key),
+			Kind: fwutil.KindOf(o.Kind, wire.StorageBool, wire.StorageInt, wire.StorageList), Join: joinList, Split: wire.SplitStorageList})
 	}
 	return out
 }
@@ -63,6 +51,8 @@ func hasRetention(st wire.StorageType) bool {
 	return false
 }
 
+// readOptions reads the type's options from g: the plain ones through
+// fwutil, the retention as its object.
 func readOptions(ctx context.Context, g attrGetter, st wire.StorageType, diags *diag.Diagnostics) declared {
 	var d declared
 	d.opts, d.unknown = fwutil.ReadTypedOptions(ctx, g, typedOptions(st), diags)
