@@ -38,11 +38,9 @@ import (
 const RegistryAddress = "registry.terraform.io/proxops/pve"
 
 var (
-	_ provider.Provider              = (*pveProvider)(nil)
-	_ provider.ProviderWithFunctions = (*pveProvider)(nil)
-	_ provider.ProviderWithActions   = (*pveProvider)(nil)
 	_ provider.Provider                  = (*pveProvider)(nil)
 	_ provider.ProviderWithFunctions     = (*pveProvider)(nil)
+	_ provider.ProviderWithActions       = (*pveProvider)(nil)
 	_ provider.ProviderWithListResources = (*pveProvider)(nil)
 )
 
