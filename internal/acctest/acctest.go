@@ -281,7 +281,7 @@ func (tg *Target) Run(t *testing.T, tc resource.TestCase) {
 	t.Helper()
 	tc.ProtoV6ProviderFactories = tg.factories
 	useTerraformWrapper()
-	useOpenTofuProviderHost()
+	useOpenTofu()
 	if tg.Sim != nil {
 		resource.UnitTest(t, tc)
 		return

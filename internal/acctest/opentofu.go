@@ -29,6 +29,7 @@ const (
 	openTofuRegistry    = "registry.opentofu.org"
 	terraformRegistry   = "registry.terraform.io"
 	envProviderHost     = "TF_ACC_PROVIDER_HOST"
+	envCLIConfigFile    = "TF_CLI_CONFIG_FILE"
 	openTofuVersionName = "OpenTofu"
 )
 
@@ -111,14 +112,27 @@ func providerHost() string {
 	return terraformRegistry
 }
 
-// useOpenTofuProviderHost makes terraform-plugin-testing serve the
-// provider under OpenTofu's address when the CLI is OpenTofu and the
-// developer has not chosen a host.
-func useOpenTofuProviderHost() {
-	if os.Getenv(envProviderHost) != "" || !usesOpenTofu() {
+// useOpenTofu prepares the environment terraform-plugin-testing runs
+// OpenTofu in, when the CLI is OpenTofu:
+//
+//   - the provider is served under OpenTofu's address, unless the
+//     developer has chosen a host;
+//   - a TF_CLI_CONFIG_FILE that names no file is dropped: OpenTofu warns
+//     about it on standard output, even for `version -json`, which the
+//     library then cannot parse (Terraform warns on standard error). A
+//     missing file configures nothing, so nothing changes but the warning.
+func useOpenTofu() {
+	if !usesOpenTofu() {
 		return
 	}
-	_ = os.Setenv(envProviderHost, openTofuRegistry)
+	if os.Getenv(envProviderHost) == "" {
+		_ = os.Setenv(envProviderHost, openTofuRegistry)
+	}
+	if file := os.Getenv(envCLIConfigFile); file != "" {
+		if _, err := os.Stat(file); os.IsNotExist(err) {
+			_ = os.Unsetenv(envCLIConfigFile)
+		}
+	}
 }
 
 // openTofuSkip is the reason to skip a test that needs Terraform minimum
