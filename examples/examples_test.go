@@ -49,8 +49,23 @@ var queryVersion = version.Must(version.NewVersion("1.14.0"))
 // queryFileSuffix ends the name of a file of list blocks.
 const queryFileSuffix = ".tfquery.hcl"
 
+// cliVersion is the version of the terraform binary, and whether it is
+// OpenTofu: `version -json` reports OpenTofu's own version as
+// terraform_version, and only `version` names the product.
+type cliVersion struct {
+	version  *version.Version
+	openTofu bool
+}
+
+func (v cliVersion) String() string {
+	if v.openTofu {
+		return "OpenTofu " + v.version.String()
+	}
+	return "Terraform " + v.version.String()
+}
+
 // terraformVersion is the version of the terraform binary.
-func terraformVersion(t *testing.T, terraform string, env []string) *version.Version {
+func terraformVersion(t *testing.T, terraform string, env []string) cliVersion {
 	t.Helper()
 	var out struct {
 		Version string `json:"terraform_version"`
@@ -62,7 +77,21 @@ func terraformVersion(t *testing.T, terraform string, env []string) *version.Ver
 	if err != nil {
 		t.Fatalf("terraform version %q: %v", out.Version, err)
 	}
-	return v
+	text := string(run(t, terraform, t.TempDir(), env, "version"))
+	return cliVersion{version: v, openTofu: strings.Contains("\n"+text, "\nOpenTofu v")}
+}
+
+// lacks is why the CLI cannot check an example that needs Terraform
+// minimum for what, or "" when it can: OpenTofu (up to 1.12) has no
+// action blocks and no list blocks, whatever its version number.
+func (v cliVersion) lacks(minimum *version.Version, what string, openTofuHasIt bool) string {
+	if v.openTofu && !openTofuHasIt {
+		return fmt.Sprintf("%s needs Terraform %s or later; %s does not support it", what, minimum, v)
+	}
+	if v.version.Core().LessThan(minimum) {
+		return fmt.Sprintf("%s needs %s %s or later, and this is %s", what, strings.Fields(v.String())[0], minimum, v)
+	}
+	return ""
 }
 
 // requiredProvidersFile is added to a copied example that has no
@@ -102,9 +131,8 @@ func TestExamples(t *testing.T) {
 			copyExample(t, dir, copyDir, identityImportExample)
 			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
 			if strings.HasPrefix(filepath.ToSlash(dir), "actions/") {
-				if v := terraformVersion(t, terraform, env); v.Core().LessThan(actionVersion) {
-					t.Skipf("an action block needs Terraform %s or later, and this is Terraform %s: "+
-						"the example is formatted but not validated", actionVersion, v)
+				if why := terraformVersion(t, terraform, env).lacks(actionVersion, "an action block", false); why != "" {
+					t.Skipf("%s: the example is formatted but not validated", why)
 				}
 			}
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
@@ -116,9 +144,8 @@ func TestExamples(t *testing.T) {
 				t.Parallel()
 				copyDir := filepath.Join(t.TempDir(), "example")
 				copyExample(t, dir, copyDir, identityImportExample)
-				if v := terraformVersion(t, terraform, env); v.Core().LessThan(queryVersion) {
-					t.Skipf("list blocks need Terraform %s or later, and this is Terraform %s: "+
-						"the %s files of %s not checked", queryVersion, v, queryFileSuffix, dir)
+				if why := terraformVersion(t, terraform, env).lacks(queryVersion, "a list block", false); why != "" {
+					t.Skipf("%s: the %s files of %s not checked", why, queryFileSuffix, dir)
 				}
 				run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
 				checkValid(t, run(t, terraform, copyDir, env, "validate", "-query", "-json", "-no-color"))
@@ -134,9 +161,9 @@ func TestExamples(t *testing.T) {
 			copyDir := filepath.Join(t.TempDir(), "example")
 			copyExample(t, dir, copyDir, idImportExample)
 			run(t, terraform, copyDir, env, "fmt", "-check", "-diff", "-no-color")
-			if v := terraformVersion(t, terraform, env); v.Core().LessThan(identityImportVersion) {
-				t.Skipf("an import block with identity needs Terraform %s or later, and this is Terraform %s: "+
-					"%s formatted but not validated", identityImportVersion, v, identityImportExample)
+			// OpenTofu 1.12 has import blocks with identity too.
+			if why := terraformVersion(t, terraform, env).lacks(identityImportVersion, "an import block with identity", true); why != "" {
+				t.Skipf("%s: %s formatted but not validated", why, identityImportExample)
 			}
 			checkValid(t, run(t, terraform, copyDir, env, "validate", "-json", "-no-color"))
 		})

@@ -281,11 +281,22 @@ func (tg *Target) Run(t *testing.T, tc resource.TestCase) {
 	t.Helper()
 	tc.ProtoV6ProviderFactories = tg.factories
 	useTerraformWrapper()
+	useOpenTofu()
 	if tg.Sim != nil {
 		resource.UnitTest(t, tc)
 		return
 	}
 	resource.Test(t, tc)
+}
+
+// UnitTest runs a Terraform-level test case that brings its own provider
+// factories, with the CLI prepared as for Run (the wrapper, OpenTofu's
+// provider address).
+func UnitTest(t *testing.T, tc resource.TestCase) {
+	t.Helper()
+	useTerraformWrapper()
+	useOpenTofu()
+	resource.UnitTest(t, tc)
 }
 
 // ClientWithToken is a client for the same target that authenticates with

@@ -29,8 +29,11 @@ type CLI struct {
 }
 
 // providerAddress is the address a configuration without
-// required_providers gives the provider, which the CLI reattaches.
-const providerAddress = "registry.terraform.io/hashicorp/pve"
+// required_providers gives the provider, which the CLI reattaches: on
+// OpenTofu's registry under OpenTofu.
+func providerAddress() string {
+	return providerHost() + "/hashicorp/pve"
+}
 
 // CLI starts the provider for the terraform binary the tests use
 // (TF_ACC_TERRAFORM_PATH, else terraform on PATH) and writes config into a
@@ -38,12 +41,9 @@ const providerAddress = "registry.terraform.io/hashicorp/pve"
 // Terraform is older than minimum, which what needs.
 func (tg *Target) CLI(t *testing.T, minimum, what, config string) *CLI {
 	t.Helper()
-	terraform := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if terraform == "" {
-		var err error
-		if terraform, err = exec.LookPath("terraform"); err != nil {
-			t.Skip("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
-		}
+	terraform, err := terraformCLI()
+	if err != nil {
+		t.Skip("terraform is not on PATH and TF_ACC_TERRAFORM_PATH is not set")
 	}
 	c := &CLI{terraform: terraform, dir: t.TempDir()}
 	// An empty CLI configuration: nothing from the developer's home.
@@ -62,11 +62,17 @@ func (tg *Target) CLI(t *testing.T, minimum, what, config string) *CLI {
 	if err != nil {
 		t.Fatalf("terraform version %q: %v", v.Version, err)
 	}
-	if want := version.Must(version.NewVersion(minimum)); have.Core().LessThan(want) {
+	want := version.Must(version.NewVersion(minimum))
+	if usesOpenTofu() {
+		if reason := openTofuSkip(want, what, have); reason != "" {
+			t.Skip(reason)
+		}
+	} else if have.Core().LessThan(want) {
 		t.Skipf("%s needs Terraform %s or later, and this is Terraform %s: not run. "+
 			"Set TF_ACC_TERRAFORM_PATH to a newer terraform to run it.", what, minimum, have)
 	}
 
+	address := providerAddress()
 	ctx, cancel := context.WithCancel(context.Background())
 	reattach := make(chan *plugin.ReattachConfig, 1)
 	closed := make(chan struct{})
@@ -76,7 +82,7 @@ func (tg *Target) CLI(t *testing.T, minimum, what, config string) *CLI {
 		t.Fatalf("provider server: %v", err)
 	}
 	go func() {
-		_ = tf6server.Serve(providerAddress, func() tfprotov6.ProviderServer { return server },
+		_ = tf6server.Serve(address, func() tfprotov6.ProviderServer { return server },
 			tf6server.WithDebug(ctx, reattach, closed),
 			tf6server.WithGoPluginLogger(hclog.NewNullLogger()),
 			// The provider's logs go where TF_LOG and its kin send a
@@ -95,7 +101,7 @@ func (tg *Target) CLI(t *testing.T, minimum, what, config string) *CLI {
 		cancel()
 		<-closed
 	})
-	info, err := json.Marshal(map[string]any{providerAddress: map[string]any{
+	info, err := json.Marshal(map[string]any{address: map[string]any{
 		"Protocol": rc.Protocol, "ProtocolVersion": rc.ProtocolVersion, "Pid": rc.Pid, "Test": rc.Test,
 		"Addr": map[string]string{"Network": rc.Addr.Network(), "String": rc.Addr.String()},
 	}})

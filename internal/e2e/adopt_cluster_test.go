@@ -367,7 +367,10 @@ func TestAdoptClusterForEachImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = e.run(e.dir, "plan", "-input=false", "-no-color")
-	if r.exitCode == 0 || !strings.Contains(r.output, "Instance cannot be destroyed") {
+	// Terraform says "Instance cannot be destroyed", OpenTofu "Resource
+	// instance cannot be destroyed".
+	if r.exitCode == 0 || !strings.Contains(r.output, "nstance cannot be destroyed") ||
+		!strings.Contains(r.output, `pve_vm.all["103"]`) {
 		t.Fatalf("a guest that lost its tag must not be planned for destruction (exit %d):\n%s", r.exitCode, r.output)
 	}
 	if r := e.run(e.dir, "state", "rm", "-no-color", `pve_vm.all["103"]`); r.exitCode != 0 {

@@ -18,9 +18,14 @@ import (
 var queryVersion = version.Must(version.NewVersion("1.14.0"))
 
 // needsQuery skips the test when the terraform it runs is older than
-// queryVersion, saying so: the test counts as passed only where it ran.
+// queryVersion, or is OpenTofu, which has no query command or list
+// resources (up to OpenTofu 1.12), saying so: the test counts as passed
+// only where it ran.
 func needsQuery(t *testing.T) {
 	t.Helper()
+	if v := openTofuVersion(t); v != "" {
+		t.Skipf("terraform query needs Terraform %s or later; OpenTofu %s has no query command or list resources: not run.", queryVersion, v)
+	}
 	cmd := exec.Command(terraformBinary(), "version", "-json")
 	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
 	data, err := cmd.Output()
@@ -41,6 +46,25 @@ func needsQuery(t *testing.T) {
 		t.Skipf("terraform query needs Terraform %s or later, and this is Terraform %s: not run. "+
 			"Set TF_ACC_TERRAFORM_PATH to a newer terraform to run it.", queryVersion, v)
 	}
+}
+
+// openTofuVersion is the version the CLI the tests run names when it is
+// OpenTofu ("OpenTofu v1.12.6" on a line of `version`: `version -json`
+// does not name the product), else "".
+func openTofuVersion(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(terraformBinary(), "version")
+	cmd.Env = append(os.Environ(), "CHECKPOINT_DISABLE=1")
+	data, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("terraform version: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "OpenTofu v"); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // generatedImport is an import block terraform query generates.

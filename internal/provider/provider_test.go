@@ -82,7 +82,7 @@ func TestAccProvider_endpointCredentialsAreRedacted(t *testing.T) {
 	// the password.
 	redacted := regexp.MustCompile(`pve endpoint "https://REDACTED@pve\.example\.com:8006" must not contain user\s+information`)
 
-	resource.UnitTest(t, resource.TestCase{
+	acctest.UnitTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: map[string]func() (tfprotov6.ProviderServer, error){
 			"pve": providerserver.NewProtocol6WithError(provider.NewWithEnv("test", func(name string) string {
 				if name == "PVE_ENDPOINT" {
