@@ -242,7 +242,7 @@ func (d Driver[M]) Read(ctx context.Context, req resource.ReadRequest, resp *res
 		resp.State.RemoveResource(ctx)
 		return
 	}
-	if d.API.TurnedTemplate(live, vmid, diags) {
+	if d.API.MarkTurnedTemplate(ctx, resp.Private, live, vmid, diags) {
 		return
 	}
 	if err := d.Hooks.FromAPI(&state, vmid, live.Config, live.Status); err != nil {

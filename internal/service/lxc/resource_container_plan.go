@@ -24,6 +24,9 @@ func (r *containerResource) CheckConfig(m *containerModel) []guestops.Issue {
 // password apply only at create; and marks the power status as unknown
 // when an update may change it.
 func (r *containerResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.api.RefuseTurnedTemplate(ctx, req.Private, &resp.Diagnostics) {
+		return
+	}
 	if req.Plan.Raw.IsNull() {
 		r.api.WarnDestroyPlan(ctx, req.State, req.Private, &resp.Diagnostics)
 		return

@@ -23,6 +23,9 @@ func (r *vmResource) CheckConfig(m *vmModel) []guestops.Issue {
 // may change as unknown: the power status, and the boot order PVE keeps
 // when the configuration leaves it to PVE and devices come or go (W28).
 func (r *vmResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if r.api.RefuseTurnedTemplate(ctx, req.Private, &resp.Diagnostics) {
+		return
+	}
 	if req.Plan.Raw.IsNull() {
 		r.api.WarnDestroyPlan(ctx, req.State, req.Private, &resp.Diagnostics)
 		return
