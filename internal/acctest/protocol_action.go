@@ -34,23 +34,7 @@ func (p *Protocol) ActionConfig(tb testing.TB, typeName string, attrs map[string
 	if !ok {
 		tb.Fatalf("unknown action type %s", typeName)
 	}
-	typ := s.Schema.ValueType().(tftypes.Object)
-	values := make(map[string]tftypes.Value, len(typ.AttributeTypes))
-	for name, at := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range attrs {
-		at, ok := typ.AttributeTypes[name]
-		if !ok {
-			tb.Fatalf("%s has no attribute %s", typeName, name)
-		}
-		values[name] = configValue(tb, at, v)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, values))
-	if err != nil {
-		tb.Fatalf("configuration of %s: %v", typeName, err)
-	}
-	return &dv
+	return configObject(tb, typeName, s.Schema.ValueType().(tftypes.Object), attrs)
 }
 
 // ValidateAction is ValidateActionConfig of attrs: its diagnostics.

@@ -22,6 +22,14 @@ func (p *Protocol) Config(tb testing.TB, typeName string, attrs map[string]any) 
 	if !ok {
 		tb.Fatalf("unknown resource type %s", typeName)
 	}
+	return configObject(tb, typeName, typ, attrs)
+}
+
+// configObject is an object of typ with attrs set (as configValue reads
+// them) and every other attribute null, as a DynamicValue; what names it
+// in failures.
+func configObject(tb testing.TB, what string, typ tftypes.Object, attrs map[string]any) *tfprotov6.DynamicValue {
+	tb.Helper()
 	values := make(map[string]tftypes.Value, len(typ.AttributeTypes))
 	for name, at := range typ.AttributeTypes {
 		values[name] = tftypes.NewValue(at, nil)
@@ -29,13 +37,13 @@ func (p *Protocol) Config(tb testing.TB, typeName string, attrs map[string]any) 
 	for name, v := range attrs {
 		at, ok := typ.AttributeTypes[name]
 		if !ok {
-			tb.Fatalf("%s has no attribute %s", typeName, name)
+			tb.Fatalf("%s has no attribute %s", what, name)
 		}
 		values[name] = configValue(tb, at, v)
 	}
 	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, values))
 	if err != nil {
-		tb.Fatalf("configuration of %s: %v", typeName, err)
+		tb.Fatalf("configuration of %s: %v", what, err)
 	}
 	return &dv
 }

@@ -43,25 +43,7 @@ func (p *Protocol) Identity(tb testing.TB, typeName string, attrs map[string]any
 	if !ok {
 		tb.Fatalf("%s: identity is not an object", typeName)
 	}
-	values := make(map[string]tftypes.Value, len(typ.AttributeTypes))
-	for name, at := range typ.AttributeTypes {
-		values[name] = tftypes.NewValue(at, nil)
-	}
-	for name, v := range attrs {
-		at, ok := typ.AttributeTypes[name]
-		if !ok {
-			tb.Fatalf("%s's identity has no attribute %s", typeName, name)
-		}
-		if n, isInt := v.(int); isInt {
-			v = big.NewFloat(float64(n))
-		}
-		values[name] = tftypes.NewValue(at, v)
-	}
-	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, values))
-	if err != nil {
-		tb.Fatalf("identity of %s: %v", typeName, err)
-	}
-	return &tfprotov6.ResourceIdentityData{IdentityData: &dv}
+	return &tfprotov6.ResourceIdentityData{IdentityData: configObject(tb, typeName+"'s identity", typ, attrs)}
 }
 
 // IdentityValues decodes an identity into its attributes: a string, an
